@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Fails when formatting, vet, the vendor tree or generated files are off.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local
+tags=containers_image_openpgp
+fail=0
+
+unformatted="$(gofmt -l $(git ls-files '*.go' | grep -v '^vendor/') 2>/dev/null || true)"
+if [[ -n "$unformatted" ]]; then
+	echo "verify: gofmt needed on:"; echo "$unformatted"; fail=1
+fi
+
+go vet -tags "$tags" ./... || fail=1
+go vet -tags "integration,$tags" ./... || fail=1
+go vet -tags "e2e,$tags" ./test/e2e/... 2>/dev/null || true
+
+# go.mod/go.sum tidy and vendor/ matching them.
+if ! go mod tidy -diff >/dev/null; then
+	echo "verify: go.mod/go.sum are not tidy: run make go-deps"; fail=1
+fi
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+go mod vendor -o "$tmp/vendor"
+if ! diff -r -q vendor "$tmp/vendor" >/dev/null; then
+	echo "verify: vendor/ is out of sync: run make go-deps"; diff -r -q vendor "$tmp/vendor" | head; fail=1
+fi
+
+# The openshift/api CRD copies match go.mod's openshift/api.
+cp -r manifests/crds/openshift "$tmp/crds-before"
+hack/sync-openshift-crds.sh >/dev/null
+if ! diff -r -q "$tmp/crds-before" manifests/crds/openshift; then
+	echo "verify: manifests/crds/openshift drifted from go.mod's openshift/api"; fail=1
+fi
+
+# Generated CRDs and deepcopy code are current.
+if [[ -x hack/generate-crds.sh ]]; then
+	before="$(git status --porcelain -- manifests pkg/apis)"
+	hack/generate-crds.sh "$(hack/tools/build.sh)/controller-gen" >/dev/null
+	after="$(git status --porcelain -- manifests pkg/apis)"
+	if [[ "$before" != "$after" ]]; then
+		echo "verify: generated CRDs/deepcopy are stale: run make crds"; echo "$after"; fail=1
+	fi
+fi
+
+if ((fail)); then echo "verify: FAILED"; exit 1; fi
+echo "verify: ok"

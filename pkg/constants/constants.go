@@ -1,0 +1,120 @@
+// Package constants holds every name of the node protocol that the daemon
+// and the controller share: annotations, labels, states and well-known
+// prefixes. Keeping them in one file makes the protocol reviewable in one
+// place and stops the two sides drifting apart.
+package constants
+
+// Prefix of every MCO node annotation. tandem keeps the MCO's names so stock
+// tools and dashboards keep working.
+const Prefix = "machineconfiguration.openshift.io/"
+
+// Annotations kept from the MCO, with the same meaning.
+const (
+	// CurrentConfigAnnotation is the rendered config the node runs (daemon-owned).
+	CurrentConfigAnnotation = Prefix + "currentConfig"
+	// DesiredConfigAnnotation is the rendered config the controller allows the
+	// node to disrupt for (controller-owned): "you may drain and reboot now".
+	DesiredConfigAnnotation = Prefix + "desiredConfig"
+	// StateAnnotation is the daemon's state: one of the MachineConfigDaemonState* values.
+	StateAnnotation = Prefix + "state"
+	// ReasonAnnotation explains a Degraded or Unreconcilable state to a person.
+	ReasonAnnotation = Prefix + "reason"
+	// DesiredDrainAnnotation is written by the daemon: drain-<config> or uncordon-<config>.
+	DesiredDrainAnnotation = Prefix + "desiredDrain"
+	// LastAppliedDrainAnnotation is written by the drain controller once the
+	// request in DesiredDrainAnnotation has been carried out.
+	LastAppliedDrainAnnotation = Prefix + "lastAppliedDrain"
+	// ControlPlaneTopologyAnnotation is set by the MCO on nodes; kept for parity.
+	ControlPlaneTopologyAnnotation = Prefix + "controlPlaneTopology"
+	// GeneratedByControllerVersionAnnotation on a rendered MachineConfig names
+	// the controller version that rendered it (MCO name).
+	GeneratedByControllerVersionAnnotation = Prefix + "generated-by-controller-version"
+)
+
+// Annotations added by tandem. A stock MCD ignores them, so a half-rolled-out
+// image is safe.
+const (
+	// StageConfigAnnotation (controller -> daemon): you may stage this config's
+	// OS now, finalization-locked; no disruption allowed.
+	StageConfigAnnotation = Prefix + "stageConfig"
+	// StagedConfigAnnotation (daemon -> controller): this config's OS is staged
+	// and finalization-locked (or the config needs no OS change).
+	StagedConfigAnnotation = Prefix + "stagedConfig"
+	// StageProgressAnnotation (daemon): human-readable staging progress, e.g. "42%".
+	StageProgressAnnotation = Prefix + "stageProgress"
+	// RebootRequestAnnotation (controller -> daemon): reboot once for this token,
+	// used by HostMaintenance Reboot requests. The node must already be drained.
+	RebootRequestAnnotation = Prefix + "rebootRequest"
+	// LastRebootAnnotation (daemon -> controller): the last reboot token served.
+	LastRebootAnnotation = Prefix + "lastReboot"
+	// CordonedByAdminAnnotation records that a person had cordoned the node
+	// before tandem drained it, so the uncordon does not undo that person's cordon.
+	CordonedByAdminAnnotation = Prefix + "cordonedBeforeDrain"
+)
+
+// Values of StateAnnotation, as the MCO writes them.
+const (
+	MachineConfigDaemonStateWorking        = "Working"
+	MachineConfigDaemonStateDone           = "Done"
+	MachineConfigDaemonStateDegraded       = "Degraded"
+	MachineConfigDaemonStateUnreconcilable = "Unreconcilable"
+)
+
+// Drain handshake values: "drain-<config>" and "uncordon-<config>".
+const (
+	DrainerStateDrain    = "drain"
+	DrainerStateUncordon = "uncordon"
+)
+
+// DrainRequest returns the desiredDrain value asking for a drain for config.
+func DrainRequest(config string) string { return DrainerStateDrain + "-" + config }
+
+// UncordonRequest returns the desiredDrain value asking for an uncordon for config.
+func UncordonRequest(config string) string { return DrainerStateUncordon + "-" + config }
+
+// Labels and selectors.
+const (
+	// MachineConfigRoleLabel selects MachineConfigs for a pool (MCO convention).
+	MachineConfigRoleLabel = Prefix + "role"
+	// NodeRoleLabelPrefix prefixes node role labels, e.g. node-role.kubernetes.io/worker.
+	NodeRoleLabelPrefix = "node-role.kubernetes.io/"
+	// MasterPool, WorkerPool and InfraDPUPool are the well-known pool names.
+	MasterPool = "master"
+	WorkerPool = "worker"
+	// DPUWorkerPool is the infra cluster's pool of DPU (ARM) nodes.
+	DPUWorkerPool = "dpu-worker"
+	// RenderedPrefix prefixes rendered MachineConfig names: rendered-<pool>-<hash>.
+	RenderedPrefix = "rendered-"
+	// ZoneLabel breaks ties between nodes like the MCO does.
+	ZoneLabel = "topology.kubernetes.io/zone"
+)
+
+// Pool tuning annotations read by the controller (absent means default).
+const (
+	// StageConcurrencyAnnotation on a MachineConfigPool: how many nodes may stage at once.
+	StageConcurrencyAnnotation = Prefix + "stageConcurrency"
+	// IOPolicyAnnotation on a MachineConfigPool or Node: the staging I/O policy name.
+	IOPolicyAnnotation = Prefix + "ioPolicy"
+)
+
+// MachineConfigPool condition types added by tandem (the MCO's own types come
+// from github.com/openshift/api/machineconfiguration/v1).
+const (
+	// PoolDisruptionHeldCondition is True while the node controller holds back a
+	// disruption it had capacity for, for a safety reason (etcd unreachable, an
+	// etcd member unhealthy, a disruption gate's veto); its reason says which.
+	PoolDisruptionHeldCondition = "DisruptionHeld"
+)
+
+// DPU pairing and the HostMaintenance API.
+const (
+	// DPUGroup is the API group of tandem's DPU CRDs.
+	DPUGroup = "dpu.machineconfiguration.openshift.io"
+	// TenantNodeAnnotation on an infra (DPU) Node names its tenant host.
+	TenantNodeAnnotation = DPUGroup + "/tenant-node"
+	// RequesterInfraController is the requester name the infra controller writes.
+	RequesterInfraController = "tandem-infra-controller"
+)
+
+// RPMOstreeClientID is sent as RPMOSTREE_CLIENT_ID so rpm-ostree logs who asked.
+const RPMOstreeClientID = "tandem-machine-config-daemon"

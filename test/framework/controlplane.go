@@ -1,0 +1,235 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// ControlPlaneOptions configures one test control plane.
+type ControlPlaneOptions struct {
+	// Name tells clusters apart in logs and directories ("tenant", "infra").
+	Name string
+	// Dir holds logs, certificates and kubeconfigs; a temp dir when empty.
+	Dir string
+	// EtcdCluster backs the kube-apiserver when set; otherwise envtest's own
+	// single etcd does.
+	EtcdCluster *EtcdCluster
+	// KubeControllers also runs kube-controller-manager (deployments,
+	// replicasets, PDB status, garbage collection, daemonsets) and
+	// kube-scheduler, so workloads really get scheduled and PDBs enforced.
+	KubeControllers bool
+}
+
+// ControlPlane is a running kube-apiserver (and optionally its controllers)
+// with the MachineConfig CRDs installed.
+type ControlPlane struct {
+	Name           string
+	Dir            string
+	RESTConfig     *rest.Config
+	KubeconfigPath string
+	Kube           kubernetes.Interface
+	MCO            mcfgclientset.Interface
+
+	env         *envtest.Environment
+	controllers []*process
+	logs        []io.Closer
+}
+
+// StartControlPlane starts a kube-apiserver with tandem's CRDs.
+func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPlane, retErr error) {
+	bin, err := ToolsBinDir()
+	if err != nil {
+		return nil, err
+	}
+	if o.Name == "" {
+		o.Name = "cluster"
+	}
+	if o.Dir == "" {
+		if o.Dir, err = os.MkdirTemp("", "tandem-"+o.Name+"-"); err != nil {
+			return nil, fmt.Errorf("creating control plane dir: %w", err)
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating control plane dir: %w", err)
+	}
+	crds, err := CRDs()
+	if err != nil {
+		return nil, err
+	}
+	cp := &ControlPlane{Name: o.Name, Dir: o.Dir}
+	defer func() {
+		if retErr != nil {
+			_ = cp.Stop()
+		}
+	}()
+	apiLog, err := cp.openLog("kube-apiserver.log")
+	if err != nil {
+		return nil, err
+	}
+	etcdLog, err := cp.openLog("etcd.log")
+	if err != nil {
+		return nil, err
+	}
+	cp.env = &envtest.Environment{
+		BinaryAssetsDirectory:    bin,
+		CRDs:                     crds,
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	cp.env.ControlPlane.APIServer = &envtest.APIServer{Out: apiLog, Err: apiLog}
+	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
+	if o.EtcdCluster != nil {
+		// envtest still starts its own etcd; the apiserver ignores it.
+		cp.env.ControlPlane.APIServer.Configure().Set("etcd-servers", strings.Join(o.EtcdCluster.ClientURLs(), ","))
+	}
+	klog.InfoS("starting control plane", "name", o.Name, "dir", o.Dir)
+	if _, err := cp.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver for %s (log %s): %w", o.Name, filepath.Join(o.Dir, "kube-apiserver.log"), err)
+	}
+	admin, err := cp.env.ControlPlane.AddUser(envtest.User{Name: "tandem-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("creating admin user: %w", err)
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("rendering admin kubeconfig: %w", err)
+	}
+	cp.KubeconfigPath = filepath.Join(o.Dir, "kubeconfig")
+	if err := os.WriteFile(cp.KubeconfigPath, kubeconfig, 0o600); err != nil {
+		return nil, fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	cp.RESTConfig = admin.Config()
+	cp.RESTConfig.QPS, cp.RESTConfig.Burst = 200, 400
+	if cp.Kube, err = kubernetes.NewForConfig(cp.RESTConfig); err != nil {
+		return nil, fmt.Errorf("kube client: %w", err)
+	}
+	if cp.MCO, err = mcfgclientset.NewForConfig(cp.RESTConfig); err != nil {
+		return nil, fmt.Errorf("machineconfiguration client: %w", err)
+	}
+	if o.KubeControllers {
+		if err := cp.startKubeControllers(bin); err != nil {
+			return nil, err
+		}
+	}
+	return cp, nil
+}
+
+// NewControlPlane starts a control plane for a test and stops it at cleanup.
+func NewControlPlane(t testing.TB, o ControlPlaneOptions) *ControlPlane {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cp, err := StartControlPlane(ctx, o)
+	if err != nil {
+		t.Fatalf("starting control plane %q: %v", o.Name, err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Logf("stopping control plane %q: %v", o.Name, err)
+		}
+	})
+	return cp
+}
+
+// ImpersonatingConfig returns the admin config impersonating user (for RBAC tests).
+func (cp *ControlPlane) ImpersonatingConfig(user string, groups ...string) *rest.Config {
+	c := rest.CopyConfig(cp.RESTConfig)
+	c.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+	return c
+}
+
+// Stop stops the controllers, then the apiserver and its etcd.
+func (cp *ControlPlane) Stop() error {
+	for i := len(cp.controllers) - 1; i >= 0; i-- {
+		_ = cp.controllers[i].stop(10 * time.Second)
+	}
+	cp.controllers = nil
+	var err error
+	if cp.env != nil {
+		err = cp.env.Stop()
+		cp.env = nil
+	}
+	for _, l := range cp.logs {
+		_ = l.Close()
+	}
+	cp.logs = nil
+	if err != nil {
+		return fmt.Errorf("stopping control plane %s: %w", cp.Name, err)
+	}
+	return nil
+}
+
+func (cp *ControlPlane) openLog(name string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(cp.Dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", name, err)
+	}
+	cp.logs = append(cp.logs, f)
+	return f, nil
+}
+
+// kubeControllers are the kube-controller-manager loops tests rely on: the
+// not-ready taint the apiserver puts on new nodes is lifted once kwok reports
+// them Ready, pods
+// of Deployments and DaemonSets exist and PDB status is computed (the
+// eviction API reads it).
+const kubeControllers = "node-lifecycle-controller,deployment-controller,replicaset-controller,disruption-controller,garbage-collector-controller,daemonset-controller"
+
+func (cp *ControlPlane) startKubeControllers(bin string) error {
+	kcm := newProcess(cp.Name+" kube-controller-manager", filepath.Join(bin, "kube-controller-manager"),
+		filepath.Join(cp.Dir, "kube-controller-manager.log"),
+		"--kubeconfig="+cp.KubeconfigPath,
+		"--authentication-kubeconfig="+cp.KubeconfigPath,
+		"--authorization-kubeconfig="+cp.KubeconfigPath,
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--controllers="+kubeControllers,
+		"--concurrent-deployment-syncs=5",
+		"-v=1",
+	)
+	sched := newProcess(cp.Name+" kube-scheduler", filepath.Join(bin, "kube-scheduler"),
+		filepath.Join(cp.Dir, "kube-scheduler.log"),
+		"--kubeconfig="+cp.KubeconfigPath,
+		"--authentication-kubeconfig="+cp.KubeconfigPath,
+		"--authorization-kubeconfig="+cp.KubeconfigPath,
+		"--leader-elect=false",
+		"--secure-port=0",
+		"-v=1",
+	)
+	for _, p := range []*process{kcm, sched} {
+		if err := p.start(); err != nil {
+			return err
+		}
+		cp.controllers = append(cp.controllers, p)
+	}
+	// Fail early with the log when a controller cannot start at all.
+	time.Sleep(500 * time.Millisecond)
+	for _, p := range cp.controllers {
+		if dead, err := p.exited(); dead {
+			return fmt.Errorf("%s exited at start: %v; log %s:\n%s", p.name, err, p.logPath, p.logTail())
+		}
+	}
+	return nil
+}
+
+// CRDs returns the CRDs every test control plane installs.
+func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return loadEmbeddedCRDs()
+}

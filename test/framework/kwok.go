@@ -1,0 +1,127 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// KwokNodeAnnotation marks the nodes kwok simulates a kubelet for.
+const KwokNodeAnnotation = "kwok.x-k8s.io/node"
+
+// Kwok is a kwok process: it plays the kubelet of every node carrying
+// KwokNodeAnnotation=fake (heartbeats, Ready, pods Running, pod deletion).
+type Kwok struct {
+	proc *process
+}
+
+// StartKwok starts kwok against cp.
+func StartKwok(ctx context.Context, cp *ControlPlane) (*Kwok, error) {
+	bin, err := toolPath("kwok")
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.Join(cp.Dir, "kwok-home") // keeps a user's ~/.kwok config out
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, fmt.Errorf("kwok home: %w", err)
+	}
+	p := newProcess(cp.Name+" kwok", bin, filepath.Join(cp.Dir, "kwok.log"),
+		"--kubeconfig="+cp.KubeconfigPath,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector="+KwokNodeAnnotation+"=fake",
+		"--node-lease-duration-seconds=40",
+		"--cidr=10.0.0.1/16",
+		"--node-ip=10.0.0.1",
+		fmt.Sprintf("--server-address=127.0.0.1:%d", ports[0]),
+	)
+	p.env = []string{"HOME=" + home}
+	if err := p.start(); err != nil {
+		return nil, err
+	}
+	k := &Kwok{proc: p}
+	// kwok needs a moment to connect; a crash at start is reported with its log.
+	err = poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		if dead, werr := p.exited(); dead {
+			return false, fmt.Errorf("kwok exited: %v; log %s:\n%s", werr, p.logPath, p.logTail())
+		}
+		b, _ := os.ReadFile(p.logPath)
+		return len(b) > 0, nil
+	})
+	if err != nil {
+		_ = k.Stop()
+		return nil, err
+	}
+	return k, nil
+}
+
+// NewKwok starts kwok for a test and stops it at cleanup.
+func NewKwok(t testing.TB, cp *ControlPlane) *Kwok {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	k, err := StartKwok(ctx, cp)
+	if err != nil {
+		t.Fatalf("starting kwok: %v", err)
+	}
+	t.Cleanup(func() { _ = k.Stop() })
+	return k
+}
+
+// Stop stops kwok.
+func (k *Kwok) Stop() error { return k.proc.stop(5 * time.Second) }
+
+// KwokNode returns a Node that kwok manages: no taints, generous capacity.
+func KwokNode(name string, labels map[string]string) *corev1.Node {
+	l := map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"}
+	for k, v := range labels {
+		l[k] = v
+	}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("32"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Labels:      l,
+			Annotations: map[string]string{KwokNodeAnnotation: "fake"},
+		},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
+}
+
+// WaitForNodesReady waits until every named node reports Ready=True.
+func WaitForNodesReady(ctx context.Context, cs kubernetes.Interface, names ...string) error {
+	return poll(ctx, 250*time.Millisecond, func() (bool, error) {
+		for _, n := range names {
+			node, err := cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err != nil || !NodeReady(node) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// NodeReady reports whether node's Ready condition is True.
+func NodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

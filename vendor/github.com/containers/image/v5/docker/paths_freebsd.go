@@ -1,0 +1,5 @@
+//go:build freebsd
+
+package docker
+
+const etcDir = "/usr/local/etc"

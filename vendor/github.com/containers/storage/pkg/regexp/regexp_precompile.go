@@ -1,0 +1,5 @@
+//go:build regexp_precompile
+
+package regexp
+
+const precompile = true
