@@ -6,7 +6,7 @@ export GOTOOLCHAIN=local
 tags=containers_image_openpgp
 fail=0
 
-unformatted="$(gofmt -l $(git ls-files '*.go' | grep -v '^vendor/') 2>/dev/null || true)"
+unformatted="$(find . -name '*.go' -not -path './vendor/*' -not -path './hack/tools/*' -print0 | xargs -0 gofmt -l)"
 if [[ -n "$unformatted" ]]; then
 	echo "verify: gofmt needed on:"; echo "$unformatted"; fail=1
 fi

@@ -1,8 +1,11 @@
-// Command tandem-local is the main job of `make run`: it brings up a local
-// cluster on this machine (a kube-apiserver backed by a real 3-member etcd,
-// one member per master, kube-controller-manager, kube-scheduler and kwok
-// kubelets), registers the master and worker pools and their nodes, prints
-// them, and keeps running for inspection with kubectl until Ctrl-C.
+// Command tandem-local is the main job of `make run`. On one machine it
+// starts a tenant cluster whose kube-apiserver is backed by a real 3-member
+// etcd (one member per master), tenant workers some of which carry a DPU, an
+// infra cluster with one dpu-worker node per DPU, kwok kubelets, one
+// machine-config-daemon per node on the rpm-ostree double, both clusters'
+// machine-config-controllers and a Deployment with a PDB; then it publishes
+// a new synthesized OS image plus a MachineConfig file change to both
+// clusters and rolls it out, showing a live table and a summary.
 package main
 
 import (
@@ -16,62 +19,70 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/test/world"
 )
 
-type options struct {
-	masters     int
-	workers     int
-	dir         string
-	keepRunning bool
-}
-
 func main() {
-	o := options{}
-	flag.IntVar(&o.masters, "masters", 3, "control-plane nodes, each with an etcd member")
-	flag.IntVar(&o.workers, "workers", 3, "worker nodes (kwok kubelets)")
-	flag.StringVar(&o.dir, "dir", "", "directory for logs, data and kubeconfigs (default: a new temp dir)")
-	flag.BoolVar(&o.keepRunning, "keep-running", true, "keep the cluster up after setup until Ctrl-C")
+	var o world.Options
+	var keepRunning bool
+	var timeout, tableEvery time.Duration
+	var imageMiB int64
+	flag.StringVar(&o.Dir, "dir", "", "directory for logs, node roots and kubeconfigs (default: a new temp dir)")
+	flag.IntVar(&o.Masters, "masters", 3, "tenant masters, each with an etcd member")
+	flag.IntVar(&o.Workers, "workers", 6, "tenant workers")
+	flag.IntVar(&o.DPUs, "dpus", 3, "workers that carry a DPU (one infra dpu-worker node each)")
+	flag.Int64Var(&imageMiB, "image-mib", 64, "size of each synthesized OS image in MiB")
+	flag.StringVar(&o.IOPolicy, "io-policy", "", "staging I/O policy of the daemons (default: the daemon's default)")
+	flag.IntVar(&o.WorkerMaxUnavailable, "worker-max-unavailable", 2, "maxUnavailable of the tenant worker pool")
+	flag.BoolVar(&keepRunning, "keep-running", false, "keep both clusters up after the rollout, for kubectl, until Ctrl-C")
+	flag.DurationVar(&timeout, "timeout", 20*time.Minute, "give up on the rollout after this long")
+	flag.DurationVar(&tableEvery, "table-every", 3*time.Second, "how often to print the live table")
 	klog.InitFlags(nil)
+	_ = flag.Set("logtostderr", "false")
+	_ = flag.Set("stderrthreshold", "ERROR")
 	flag.Parse()
+	o.ImageBytes = imageMiB << 20
+	o.Logf = func(f string, a ...any) {
+		fmt.Printf("%s "+f+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o); err != nil && !errors.Is(err, context.Canceled) {
+	if err := run(ctx, o, keepRunning, timeout, tableEvery); err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Println("tandem-local: interrupted; everything it started is stopped")
+			return
+		}
 		fmt.Fprintf(os.Stderr, "tandem-local: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, o options) error {
-	if o.masters < 1 || o.workers < 0 {
-		return fmt.Errorf("need at least 1 master and 0 or more workers, got masters=%d workers=%d", o.masters, o.workers)
-	}
-	if o.dir == "" {
-		d, err := os.MkdirTemp("", "tandem-local-")
-		if err != nil {
-			return fmt.Errorf("creating work dir: %w", err)
-		}
-		o.dir = d
-	}
+func run(ctx context.Context, o world.Options, keepRunning bool, timeout, tableEvery time.Duration) error {
 	start := time.Now()
-	fmt.Printf("tandem-local: starting a local cluster in %s\n", o.dir)
-	c, err := startCluster(ctx, o)
-	if c != nil {
-		defer c.stop()
+	w, err := world.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	fmt.Printf("tandem-local: %d nodes up in %.0fs (logs and node roots in %s)\n", len(w.Order), time.Since(start).Seconds(), w.Opts.Dir)
+	for name, path := range w.KubeconfigPaths() {
+		fmt.Printf("  %s: kubectl --kubeconfig %s get nodes,machineconfigpools\n", name, path)
+	}
+	sum, err := w.Rollout(ctx, world.RolloutOptions{Table: os.Stdout, TableEvery: tableEvery, Timeout: timeout})
+	if sum != nil {
+		sum.Print(os.Stdout)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Printf("tandem-local: cluster up in %.1fs\n\n", time.Since(start).Seconds())
-	if err := printCluster(ctx, os.Stdout, c); err != nil {
-		return err
+	if v := sum.Violations(); v > 0 {
+		return fmt.Errorf("%d invariants violated", v)
 	}
-	fmt.Printf("\nkubeconfig: %s\n  kubectl --kubeconfig %s get nodes,machineconfigpools\n", c.cp.KubeconfigPath, c.cp.KubeconfigPath)
-	if !o.keepRunning {
-		return nil
+	if keepRunning {
+		fmt.Println("tandem-local: rollout done; clusters keep running for kubectl. Ctrl-C stops everything.")
+		<-ctx.Done()
 	}
-	fmt.Println("tandem-local: running; press Ctrl-C to stop")
-	<-ctx.Done()
-	fmt.Println("\ntandem-local: stopping")
 	return nil
 }

@@ -114,6 +114,19 @@ const (
 	TenantNodeAnnotation = DPUGroup + "/tenant-node"
 	// RequesterInfraController is the requester name the infra controller writes.
 	RequesterInfraController = "tandem-infra-controller"
+	// MaintenanceCordonAnnotation on a tenant Node marks a HostMaintenance
+	// hold (tenant controller): present while requests hold the node
+	// cordoned; "true" when a person had cordoned the node before the hold
+	// began (the release keeps that cordon), "false" when tandem cordoned it.
+	MaintenanceCordonAnnotation = DPUGroup + "/cordonedBeforeMaintenance"
+	// HostMaintenanceCycleAnnotation on an infra Node (infra controller):
+	// present while a tenant maintenance cycle for the node's update is
+	// open; its value is the config the DPU ran when the cycle opened, so a
+	// reboot onto another config is told apart from no reboot at all.
+	HostMaintenanceCycleAnnotation = DPUGroup + "/hostMaintenanceFrom"
+	// InfraNodeAnnotation on a HostMaintenance names the infra node whose
+	// update asked for it (informational).
+	InfraNodeAnnotation = DPUGroup + "/infra-node"
 )
 
 // RPMOstreeClientID is sent as RPMOSTREE_CLIENT_ID so rpm-ostree logs who asked.

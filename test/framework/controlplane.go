@@ -233,3 +233,22 @@ func (cp *ControlPlane) startKubeControllers(bin string) error {
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return loadEmbeddedCRDs()
 }
+
+// AddUser creates a client-certificate user (for a component's or another
+// cluster's identity, subject to RBAC) and writes its kubeconfig into the
+// control plane's dir. It returns the kubeconfig path and the REST config.
+func (cp *ControlPlane) AddUser(name string, groups ...string) (string, *rest.Config, error) {
+	u, err := cp.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		return "", nil, fmt.Errorf("adding user %s to %s: %w", name, cp.Name, err)
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return "", nil, fmt.Errorf("kubeconfig of %s: %w", name, err)
+	}
+	path := filepath.Join(cp.Dir, "kubeconfig-"+strings.NewReplacer(":", "_", "/", "_").Replace(name))
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		return "", nil, fmt.Errorf("writing kubeconfig of %s: %w", name, err)
+	}
+	return path, u.Config(), nil
+}

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tandem-mco/tandem/pkg/iso"
+	"github.com/tandem-mco/tandem/pkg/iso/governor"
+	"github.com/tandem-mco/tandem/test/osdouble"
+	"github.com/tandem-mco/tandem/test/osimage"
+	"golang.org/x/sys/unix"
+	"k8s.io/klog/v2"
+)
+
+type bench struct {
+	c        config
+	dev      iso.BlockDevice
+	registry *osimage.Registry
+	image    *osimage.Image
+	etcd     *etcdServer
+	load     *putLoad
+	rec      *recorder
+	stopLoad context.CancelFunc
+}
+
+func newBench(ctx context.Context, c config, dev iso.BlockDevice) (_ *bench, err error) {
+	b := &bench{c: c, dev: dev, rec: &recorder{}}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	if b.c.rpmOstree == "" {
+		bin := filepath.Join(c.dir, "bin")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			return nil, err
+		}
+		if b.c.rpmOstree, err = osdouble.BuildCLI(ctx, bin); err != nil {
+			return nil, err
+		}
+	}
+	if b.registry, err = osimage.StartRegistry(ctx, filepath.Join(c.dir, "registry")); err != nil {
+		return nil, err
+	}
+	synth := filepath.Join(c.dir, "synth")
+	if err := os.MkdirAll(synth, 0o755); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	b.image, err = osimage.SynthesizeImage(ctx, osimage.SynthOptions{
+		Registry:     b.registry.Host(),
+		Version:      2,
+		SizeBytes:    c.sizeBytes,
+		Layers:       8,
+		Uncompressed: true, // the pull is paced by the disk, not by gunzip
+		WorkDir:      synth,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("synthesize the OS update: %w", err)
+	}
+	klog.InfoS("OS update synthesized", "ref", b.image.Ref, "bytes", b.image.ContentBytes, "files", b.image.Files, "took", time.Since(start))
+	if b.etcd, err = startEtcd(ctx, c.dir); err != nil {
+		return nil, err
+	}
+	if b.load, err = newPutLoad(b.etcd.ClientURL, c.rate, c.valueSize); err != nil {
+		return nil, err
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	b.stopLoad = cancel
+	go b.load.run(lctx)
+	go b.rec.consume(b.load.results)
+	return b, nil
+}
+
+func (b *bench) close() {
+	// The put load stops with the process; its results are no longer read.
+	if b.stopLoad != nil {
+		b.stopLoad()
+	}
+	if b.load != nil {
+		b.load.Close()
+	}
+	if b.etcd != nil {
+		b.etcd.Close()
+	}
+	if b.registry != nil {
+		b.registry.Close()
+	}
+}
+
+// report is the JSON document.
+type report struct {
+	Command   string         `json:"command"`
+	Started   time.Time      `json:"started"`
+	Kernel    string         `json:"kernel"`
+	Device    string         `json:"device"`
+	Scheduler string         `json:"scheduler"`
+	Image     imageInfo      `json:"image"`
+	Load      loadInfo       `json:"load"`
+	Idle      phase          `json:"idle"`
+	Policies  []policyResult `json:"policies"`
+}
+
+type imageInfo struct {
+	Ref          string `json:"ref"`
+	ContentBytes int64  `json:"contentBytes"`
+	Files        int    `json:"files"`
+}
+
+type loadInfo struct {
+	PutsPerSecond int `json:"putsPerSecond"`
+	ValueBytes    int `json:"valueBytes"`
+}
+
+type phase struct {
+	Seconds      float64           `json:"seconds"`
+	FsyncCount   uint64            `json:"fsyncCount"`
+	FsyncP99Ms   float64           `json:"fsyncP99Ms"`
+	FsyncMaxMs   float64           `json:"fsyncMaxBucketMs"`
+	FsyncBuckets map[string]uint64 `json:"fsyncBuckets"`
+	Puts         int               `json:"puts"`
+	PutsFailed   int               `json:"putsFailed"`
+	PutP50Ms     float64           `json:"putP50Ms"`
+	PutP99Ms     float64           `json:"putP99Ms"`
+	PutMaxMs     float64           `json:"putMaxMs"`
+}
+
+type policyResult struct {
+	Policy string `json:"policy"`
+	phase
+	StageS      float64        `json:"stageSeconds"`
+	StageMiBs   float64        `json:"stageMiBPerSecond"`
+	P99Ratio    float64        `json:"p99Ratio"`
+	MaxRatio    float64        `json:"maxRatio"`
+	StageRatio  float64        `json:"stageRatio"`
+	PutP99Ratio float64        `json:"putP99Ratio"`
+	PutMaxRatio float64        `json:"putMaxRatio"`
+	Governor    []governorStep `json:"governor,omitempty"`
+}
+
+type governorStep struct {
+	T        float64 `json:"t"`
+	P99Ms    float64 `json:"p99Ms"`
+	Valid    bool    `json:"valid"`
+	LimitMiB float64 `json:"limitMiBps"`
+}
+
+func (b *bench) measure(ctx context.Context) (*report, error) {
+	r := &report{
+		Command: fmt.Sprint(os.Args), Started: time.Now(), Device: b.dev.Name,
+		Image: imageInfo{Ref: b.image.Ref, ContentBytes: b.image.ContentBytes, Files: b.image.Files},
+		Load:  loadInfo{PutsPerSecond: b.c.rate, ValueBytes: b.c.valueSize},
+	}
+	var uts unix.Utsname
+	if unix.Uname(&uts) == nil {
+		r.Kernel = unix.ByteSliceToString(uts.Release[:])
+	}
+	if len(b.dev.Disks) > 0 {
+		r.Scheduler, _, _ = iso.ReadScheduler(b.dev.Disks[0])
+	}
+	scraper := governor.MetricsScraper{URL: b.etcd.MetricsURL}
+
+	// Idle baseline.
+	if err := b.quiet(ctx); err != nil {
+		return r, err
+	}
+	h0, err := scraper.Scrape(ctx)
+	if err != nil {
+		return r, err
+	}
+	t0 := time.Now()
+	select {
+	case <-time.After(b.c.idle):
+	case <-ctx.Done():
+		return r, ctx.Err()
+	}
+	t1 := time.Now()
+	h1, err := scraper.Scrape(ctx)
+	if err != nil {
+		return r, err
+	}
+	r.Idle = b.phase(h1.Sub(h0), t0, t1)
+	fmt.Printf("bench-io: idle fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f puts=%d\n",
+		r.Idle.FsyncP99Ms, r.Idle.FsyncMaxMs, r.Idle.PutP99Ms, r.Idle.PutMaxMs, r.Idle.Puts)
+
+	var noneStage float64
+	for _, name := range b.c.policies {
+		res, err := b.stageUnder(ctx, name, scraper)
+		if err != nil {
+			return r, fmt.Errorf("policy %s: %w", name, err)
+		}
+		res.P99Ratio = ratio(res.FsyncP99Ms, r.Idle.FsyncP99Ms)
+		res.MaxRatio = ratio(res.FsyncMaxMs, r.Idle.FsyncMaxMs)
+		res.PutP99Ratio = ratio(res.PutP99Ms, r.Idle.PutP99Ms)
+		res.PutMaxRatio = ratio(res.PutMaxMs, r.Idle.PutMaxMs)
+		if name == iso.PolicyNone {
+			noneStage = res.StageS
+		}
+		r.Policies = append(r.Policies, res)
+		fmt.Printf("bench-io: measured policy=%s stage_s=%.1f fsync_p99_ms=%.2f put_max_ms=%.1f\n", name, res.StageS, res.FsyncP99Ms, res.PutMaxMs)
+	}
+	for i := range r.Policies {
+		r.Policies[i].StageRatio = ratio(r.Policies[i].StageS, noneStage)
+	}
+	return r, nil
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func (b *bench) phase(d governor.Histogram, from, to time.Time) phase {
+	p := phase{Seconds: to.Sub(from).Seconds()}
+	p.FsyncP99Ms, p.FsyncMaxMs, p.FsyncCount, p.FsyncBuckets = fsyncFigures(d)
+	lat, failed := b.rec.window(from, to)
+	p.Puts, p.PutsFailed = len(lat), failed
+	p.PutP50Ms, p.PutP99Ms, p.PutMaxMs = percentile(lat, 0.50), percentile(lat, 0.99), maxOf(lat)
+	return p
+}
+
+// quiet lets the disk drain what earlier phases left (the previous
+// sysroot's removal, dirty pages) before a phase starts.
+func (b *bench) quiet(ctx context.Context) error {
+	unix.Sync()
+	select {
+	case <-time.After(b.c.settle):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stageUnder stages the update on a fresh node under one policy.
+func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.MetricsScraper) (res policyResult, err error) {
+	res.Policy = name
+	dir := filepath.Join(b.c.dir, "node-"+name)
+	node := osdouble.NewNode(dir)
+	sysroot := node.Sysroot
+	if err := os.RemoveAll(dir); err != nil {
+		return res, err
+	}
+	if err := node.Init(ctx, osdouble.InitialOS{}); err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(dir)
+	if err := ensureRegistriesConf(sysroot); err != nil {
+		return res, err
+	}
+	if err := b.quiet(ctx); err != nil {
+		return res, err
+	}
+	var mu sync.Mutex
+	var steps []governorStep
+	var govStart time.Time
+	p, err := iso.ParsePolicy(name, iso.Options{
+		Sysroot:         sysroot,
+		Device:          &b.dev,
+		CgroupParent:    "tandem-bench-io",
+		CgroupName:      name,
+		WriteLimit:      b.c.writeLimit,
+		MinWriteLimit:   b.c.minWriteLimit,
+		StartWriteLimit: b.c.startLimit,
+		EtcdMetricsURL:  b.etcd.MetricsURL,
+		TargetP99:       b.c.targetP99,
+		SampleInterval:  b.c.sampleInterval,
+		OnGovernorStep: func(x governor.Sample, s governor.State) {
+			mu.Lock()
+			defer mu.Unlock()
+			steps = append(steps, governorStep{T: time.Since(govStart).Seconds(), P99Ms: ms(x.P99), Valid: x.Valid, LimitMiB: s.Limit / (1 << 20)})
+		},
+	})
+	if err != nil {
+		return res, err
+	}
+	h0, err := scraper.Scrape(ctx)
+	if err != nil {
+		return res, err
+	}
+	t0 := time.Now()
+	govStart = t0
+	s, err := p.Prepare(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }()
+	cmd := exec.CommandContext(ctx, b.c.rpmOstree, "rebase", "--lock-finalization", "ostree-unverified-registry:"+b.image.Ref)
+	cmd.Env = append(os.Environ(), node.Env()...)
+	out, err := os.Create(filepath.Join(b.c.dir, "stage-"+name+".log"))
+	if err != nil {
+		return res, err
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	after, err := s.Hook()(cmd)
+	if err != nil {
+		return res, err
+	}
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("start the double: %w", err)
+	}
+	if err := after(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return res, fmt.Errorf("apply policy to the double: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		return res, fmt.Errorf("staging failed (see %s): %w", out.Name(), err)
+	}
+	t1 := time.Now()
+	h1, err := scraper.Scrape(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.phase = b.phase(h1.Sub(h0), t0, t1)
+	res.StageS = t1.Sub(t0).Seconds()
+	res.StageMiBs = float64(b.image.ContentBytes) / (1 << 20) / res.StageS
+	if _, locked, err := osdouble.StagedDeployment(node.Run); err != nil || !locked {
+		return res, fmt.Errorf("no locked staged deployment after the rebase (locked=%v): %v", locked, err)
+	}
+	mu.Lock()
+	res.Governor = steps
+	mu.Unlock()
+	return res, nil
+}
+
+// ensureRegistriesConf gives the double's containers/image an (empty)
+// registries.conf where it looks for one, if the double did not make it.
+func ensureRegistriesConf(sysroot string) error {
+	p := filepath.Join(sysroot, "ostree", "containers-root", "registries.conf")
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, nil, 0o644)
+}

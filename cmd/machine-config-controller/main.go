@@ -1,0 +1,227 @@
+// Command machine-config-controller runs tandem's controllers: render (pool
+// -> rendered MachineConfig), node (the staged rollout planner with etcd
+// leader ordering) and drain. Only the holder of a coordination Lease runs
+// them, so several replicas can run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/controller/drain"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/controller/render"
+	"github.com/tandem-mco/tandem/pkg/etcd"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+type options struct {
+	kubeconfig     string
+	workers        int
+	metricsAddr    string
+	resync         time.Duration
+	leaderElect    bool
+	leaseNamespace string
+	leaseName      string
+	leaseDuration  time.Duration
+	renewDeadline  time.Duration
+	retryPeriod    time.Duration
+	etcd           etcd.Config
+}
+
+func main() {
+	klog.InitFlags(nil)
+	var o options
+	fs := flag.CommandLine
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: in-cluster config")
+	fs.IntVar(&o.workers, "workers", 5, "workers per controller")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":9101", "address to serve Prometheus metrics on; empty disables")
+	fs.DurationVar(&o.resync, "informer-resync", 10*time.Minute, "informer resync period")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease")
+	fs.StringVar(&o.leaseNamespace, "leader-elect-namespace", "openshift-machine-config-operator", "namespace of the leader Lease")
+	fs.StringVar(&o.leaseName, "leader-elect-lease-name", "machine-config-controller", "name of the leader Lease")
+	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 137*time.Second, "leader Lease duration (OpenShift's recommended values)")
+	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 107*time.Second, "leader renew deadline")
+	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
+	o.etcd.BindFlags(fs)
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil && !errors.Is(err, context.Canceled) {
+		klog.ErrorS(err, "machine-config-controller failed")
+		klog.FlushAndExit(klog.ExitFlushTimeout, 1)
+	}
+	klog.Flush()
+}
+
+func run(ctx context.Context, o options) error {
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kube client: %w", err)
+	}
+	mco, err := mcfgclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("machineconfiguration client: %w", err)
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if o.metricsAddr != "" {
+		go serveMetrics(ctx, o.metricsAddr, reg)
+	}
+
+	controllers := func(ctx context.Context) error { return runControllers(ctx, o, kube, mco, reg) }
+	if !o.leaderElect {
+		return controllers(ctx)
+	}
+	host, _ := os.Hostname()
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: o.leaseNamespace, Name: o.leaseName},
+		Client:     kube.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())},
+	}
+	// electCtx ends when the controllers stop on their own, so a failed
+	// leader releases the Lease instead of holding it idle.
+	electCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	var started atomic.Bool
+	leaderelection.RunOrDie(electCtx, leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		ReleaseOnCancel: true,
+		LeaseDuration:   o.leaseDuration,
+		RenewDeadline:   o.renewDeadline,
+		RetryPeriod:     o.retryPeriod,
+		Name:            o.leaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				started.Store(true)
+				klog.InfoS("Became leader", "lease", o.leaseNamespace+"/"+o.leaseName, "identity", lock.Identity())
+				done <- controllers(ctx)
+				cancel()
+			},
+			OnStoppedLeading: func() {
+				klog.InfoS("Stopped leading", "identity", lock.Identity())
+			},
+		},
+	})
+	if !started.Load() {
+		return ctx.Err()
+	}
+	// The controllers stop when leadership ends (their context is cancelled).
+	if err := <-done; err != nil {
+		return err
+	}
+	if ctx.Err() == nil {
+		// Leadership was lost while we still wanted it: exit so a fresh
+		// process competes again with clean caches.
+		return errors.New("lost the leader Lease")
+	}
+	return nil
+}
+
+// runControllers starts the informers and the three controllers, and
+// returns when ctx ends or one of them fails.
+func runControllers(ctx context.Context, o options, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry) error {
+	kubeInformers := informers.NewSharedInformerFactory(kube, o.resync)
+	mcoInformers := mcfginformers.NewSharedInformerFactory(mco, o.resync)
+	nodeInformer := kubeInformers.Core().V1().Nodes()
+	poolInformer := mcoInformers.Machineconfiguration().V1().MachineConfigPools()
+	configInformer := mcoInformers.Machineconfiguration().V1().MachineConfigs()
+
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg)}
+	if o.etcd.Enabled() {
+		ec, err := etcd.New(o.etcd)
+		if err != nil {
+			return err
+		}
+		defer ec.Close()
+		nodeOpts.Etcd = node.EtcdClientSource{Client: ec}
+	} else {
+		klog.InfoS("No --etcd-endpoints: control-plane pools roll out without etcd leader ordering")
+	}
+	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
+	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{})
+	if err != nil {
+		return fmt.Errorf("render controller: %w", err)
+	}
+	drainMetrics, err := drain.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	drainCtrl, err := drain.NewController(kube, nodeInformer, drain.Options{Metrics: drainMetrics})
+	if err != nil {
+		return fmt.Errorf("drain controller: %w", err)
+	}
+
+	kubeInformers.Start(ctx.Done())
+	mcoInformers.Start(ctx.Done())
+	defer kubeInformers.Shutdown()
+	defer mcoInformers.Shutdown()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return nodeCtrl.Run(gctx, o.workers) })
+	g.Go(func() error { return renderCtrl.Run(gctx, o.workers) })
+	g.Go(func() error { return drainCtrl.Run(gctx, o.workers) })
+	return g.Wait()
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster config (or pass --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
+	}
+	return cfg, nil
+}
+
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	klog.InfoS("Serving metrics", "address", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		klog.ErrorS(err, "Metrics server failed")
+	}
+}

@@ -1,0 +1,167 @@
+// Command machine-config-daemon is tandem's node agent: it stages the next
+// OS ahead of the disruption, then drains, writes the MachineConfig's files
+// and units and reboots into the staged OS when the controller grants it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/pkg/daemon/host"
+	"github.com/tandem-mco/tandem/pkg/daemon/kube"
+	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
+	"github.com/tandem-mco/tandem/pkg/iso"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+type flags struct {
+	nodeName    string
+	kubeconfig  string
+	root        string
+	ioPolicy    string
+	metricsAddr string
+	hostKind    string
+	rebootFile  string
+	bootIDFile  string
+	rpmOstree   string
+	sysroot     string
+	ioUnit      string
+	resync      time.Duration
+}
+
+func parseFlags() *flags {
+	f := &flags{}
+	klog.InitFlags(nil)
+	flag.StringVar(&f.nodeName, "node-name", os.Getenv("NODE_NAME"), "name of the Node this daemon manages (default $NODE_NAME)")
+	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: in-cluster config")
+	flag.StringVar(&f.root, "root", "/", "root prefix of every file the daemon writes (its state lives under <root>"+daemon.StateDir+")")
+	flag.StringVar(&f.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v)", iso.PolicyNames()))
+	flag.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:8797", "address of the Prometheus /metrics endpoint; empty disables it")
+	flag.StringVar(&f.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
+	flag.StringVar(&f.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
+	flag.StringVar(&f.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
+	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
+	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
+	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for the rpm-ostree child")
+	flag.DurationVar(&f.resync, "resync", time.Minute, "longest wait between two observations without a node event")
+	flag.Parse()
+	return f
+}
+
+func main() {
+	f := parseFlags()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, f); err != nil {
+		klog.ErrorS(err, "machine-config-daemon failed")
+		klog.Flush()
+		os.Exit(1)
+	}
+	klog.Flush()
+}
+
+func run(ctx context.Context, f *flags) error {
+	if f.nodeName == "" {
+		return errors.New("--node-name (or $NODE_NAME) is required")
+	}
+	cfg, err := restConfig(f.kubeconfig)
+	if err != nil {
+		return err
+	}
+	// One node's daemon makes a handful of requests per step; client-go's
+	// default 5 QPS would pace every step at ~0.5 s.
+	cfg.QPS, cfg.Burst = 20, 40
+	cfg.UserAgent = "machine-config-daemon/" + f.nodeName
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kube client: %w", err)
+	}
+	mc, err := mcfgclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("machineconfiguration client: %w", err)
+	}
+	var h daemon.Host
+	switch f.hostKind {
+	case "systemd":
+		h = host.Systemd{}
+	case "harness":
+		h = host.Harness{RebootFile: f.rebootFile}
+	default:
+		return fmt.Errorf("--host=%s: want systemd or harness", f.hostKind)
+	}
+	if _, err := iso.ParsePolicy(f.ioPolicy, iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit}); err != nil {
+		return fmt.Errorf("--io-policy: %w", err)
+	}
+	osa := osupdate.New(osupdate.Options{
+		Binary:        f.rpmOstree,
+		DefaultPolicy: f.ioPolicy,
+		PolicyOptions: iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit},
+	})
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := metrics.NewDaemon(reg)
+	if f.metricsAddr != "" {
+		srv := &http.Server{Addr: f.metricsAddr, Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.ErrorS(err, "metrics server")
+			}
+		}()
+		defer srv.Close()
+	}
+
+	cluster := &kube.Client{
+		Kube: kc, MCO: mc, NodeName: f.nodeName,
+		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
+	}
+	wake := make(chan struct{}, 1)
+	go cluster.WatchNode(ctx, wake)
+
+	var hook daemon.Hook
+	if dir := os.Getenv(EnvTestHookDir); dir != "" {
+		hook = fileHook(dir)
+	}
+	d, err := daemon.New(daemon.Options{
+		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile,
+		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
+		Wake: wake, Resync: f.resync,
+	})
+	if err != nil {
+		return err
+	}
+	klog.InfoS("machine-config-daemon starting", "node", f.nodeName, "root", f.root, "ioPolicy", f.ioPolicy, "host", f.hostKind)
+	return d.Run(ctx)
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster config (or pass --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
+	}
+	return cfg, nil
+}

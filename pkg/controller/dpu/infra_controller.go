@@ -1,0 +1,532 @@
+package dpu
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
+	mcfglisters "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+)
+
+// InfraComponentName is the infra controller's event source and queue name.
+const InfraComponentName = "machineconfigcontroller-dpupairing"
+
+// Event reasons on infra nodes.
+const (
+	EventTenantHoldOverdue  = "TenantHoldOverdue"
+	EventTenantHoldResolved = "TenantHoldResolved"
+	EventHostMaintenance    = "HostMaintenance"
+	EventHostMaintenanceBad = "HostMaintenanceProblem"
+)
+
+// InfraOptions tune the infra controller; zero values get defaults.
+type InfraOptions struct {
+	// Mode: ModeLeader (default) or ModeExternal.
+	Mode Mode
+	// DisableHostReboot: do not ask for the host's reboot after its DPU
+	// rebooted (default: ask).
+	DisableHostReboot bool
+	// DrainOnDemand: ask for a host's drain only when the infra planner
+	// wants to grant its DPU. Default (false): as soon as the DPU needs
+	// its pool's update, so the tenant planner leaves the host alone and
+	// the tenant's own update is coalesced with the host's reboot. That
+	// takes tenant capacity (its maxUnavailable) earlier.
+	DrainOnDemand bool
+	// HoldThreshold: a tenant that holds an infra update back longer is
+	// reported (metric, event, DisruptionHeld message). Default 1h.
+	HoldThreshold time.Duration
+	// PairingConfigMap, when set, imports the dpu-network-operator's
+	// env-overrides ConfigMap (TENANT_K8S_NODE per DPU node) from the infra
+	// cluster; a node's TenantNodeAnnotation wins over it.
+	PairingConfigMap types.NamespacedName
+	// Requester is written to spec.requester. Default RequesterInfraController.
+	Requester string
+	// Resync re-examines nodes with an open cycle this often. Default 30s.
+	Resync time.Duration
+	// Registerer registers the metrics; nil: not registered.
+	Registerer prometheus.Registerer
+	// Recorder records events on infra nodes; nil: one writing to the infra apiserver.
+	Recorder record.EventRecorder
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (o *InfraOptions) setDefaults() error {
+	switch o.Mode {
+	case "":
+		o.Mode = ModeLeader
+	case ModeLeader, ModeExternal:
+	default:
+		return fmt.Errorf("dpu mode %q: want %s or %s", o.Mode, ModeLeader, ModeExternal)
+	}
+	if o.HoldThreshold <= 0 {
+		o.HoldThreshold = time.Hour
+	}
+	if o.Requester == "" {
+		o.Requester = constants.RequesterInfraController
+	}
+	if o.Resync <= 0 {
+		o.Resync = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
+// InfraController is the infra side: it pairs infra nodes with tenant hosts,
+// asks the tenant cluster for drains and reboots (leader mode) and gates the
+// infra planner's grants on them.
+type InfraController struct {
+	infra    kubernetes.Interface
+	tenant   *HostMaintenances
+	requests cache.SharedIndexInformer // in the tenant cluster
+	nodes    corelisters.NodeLister
+	pools    mcfglisters.MachineConfigPoolLister
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
+	opts     InfraOptions
+	events   *eventSink
+	metrics  *infraMetrics
+
+	cmInformer cache.SharedIndexInformer // nil without PairingConfigMap
+
+	mu      sync.Mutex
+	waiting map[string]wait1 // infra node -> the planner's current wait for its host
+}
+
+// wait1 is one wait of the planner for a host's drain.
+type wait1 struct {
+	host    string
+	since   time.Time
+	overdue bool // announced
+}
+
+// NewInfraController wires the infra side. infra is the infra cluster's
+// client; tenant is a HostMaintenance client for the tenant cluster with
+// the infra identity (manifests/rbac). The node and pool informers are the
+// infra cluster's shared ones. Add Gate() to the infra node controller's
+// Options.Gates.
+func NewInfraController(infra kubernetes.Interface, tenant *HostMaintenances, nodeInformer coreinformers.NodeInformer,
+	poolInformer mcfginformers.MachineConfigPoolInformer, opts InfraOptions) (*InfraController, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	events, err := newEventSink(infra, opts.Recorder, InfraComponentName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newInfraMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	c := &InfraController{
+		infra:    infra,
+		tenant:   tenant,
+		requests: tenant.NewInformer(10 * time.Minute),
+		nodes:    nodeInformer.Lister(),
+		pools:    poolInformer.Lister(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: InfraComponentName}),
+		opts:    opts,
+		events:  events,
+		metrics: m,
+		waiting: map[string]wait1{},
+	}
+	c.synced = []cache.InformerSynced{c.requests.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
+	if cm := opts.PairingConfigMap; cm.Name != "" {
+		f := informers.NewSharedInformerFactoryWithOptions(infra, 10*time.Minute, informers.WithNamespace(cm.Namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+				o.FieldSelector = fields.OneTermEqualSelector("metadata.name", cm.Name).String()
+			}))
+		c.cmInformer = f.Core().V1().ConfigMaps().Informer()
+		c.synced = append(c.synced, c.cmInformer.HasSynced)
+		if _, err := c.cmInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) { c.enqueueAll() }, UpdateFunc: func(any, any) { c.enqueueAll() }, DeleteFunc: func(any) { c.enqueueAll() },
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { c.enqueueNode(obj) },
+		UpdateFunc: func(old, cur any) {
+			if infraNodeChanged(old.(*corev1.Node), cur.(*corev1.Node)) {
+				c.enqueueNode(cur)
+			}
+		},
+		DeleteFunc: func(obj any) { c.enqueueNode(obj) },
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.enqueueAll() }, UpdateFunc: func(any, any) { c.enqueueAll() }, DeleteFunc: func(any) { c.enqueueAll() },
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := c.requests.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.requestChanged, UpdateFunc: func(_, cur any) { c.requestChanged(cur) }, DeleteFunc: c.requestChanged,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func infraNodeChanged(o, n *corev1.Node) bool {
+	return !equalViews(node.ViewOfNode(o), node.ViewOfNode(n)) ||
+		o.Annotations[constants.TenantNodeAnnotation] != n.Annotations[constants.TenantNodeAnnotation] ||
+		o.Annotations[constants.HostMaintenanceCycleAnnotation] != n.Annotations[constants.HostMaintenanceCycleAnnotation]
+}
+
+func equalViews(a, b node.NodeView) bool {
+	return a.Current == b.Current && a.Desired == b.Desired && a.State == b.State && a.Ready == b.Ready &&
+		a.Unschedulable == b.Unschedulable && a.Stage == b.Stage && a.Staged == b.Staged
+}
+
+func (c *InfraController) enqueueNode(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	if n, ok := obj.(*corev1.Node); ok {
+		c.queue.Add(n.Name)
+	}
+}
+
+func (c *InfraController) enqueueAll() {
+	nodes, err := c.nodes.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, n := range nodes {
+		c.queue.Add(n.Name)
+	}
+}
+
+func (c *InfraController) requestChanged(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	hm, ok := obj.(*dpuv1.HostMaintenance)
+	if !ok {
+		return
+	}
+	if x := hm.Annotations[constants.InfraNodeAnnotation]; x != "" {
+		c.queue.Add(x)
+		return
+	}
+	c.enqueueAll() // a coordinator's request: any paired node may care
+}
+
+// Gate returns the infra planner's gate: an infra node is granted only while
+// its tenant host is held Drained.
+func (c *InfraController) Gate() node.DisruptionGate { return infraGate{c: c} }
+
+// Run starts the tenant HostMaintenance informer (and the pairing
+// ConfigMap's), waits for the caches and runs until ctx ends.
+func (c *InfraController) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx).WithValues("controller", "dpupairing")
+	ctx = klog.NewContext(ctx, logger)
+	go c.requests.RunWithContext(ctx)
+	if c.cmInformer != nil {
+		go c.cmInformer.RunWithContext(ctx)
+	}
+	stop := c.events.start(ctx)
+	defer stop()
+	if !cache.WaitForNamedCacheSync("dpupairing", ctx.Done(), c.synced...) {
+		return fmt.Errorf("dpu pairing controller: caches did not sync: %w", ctx.Err())
+	}
+	logger.Info("Starting DPU pairing controller (infra)", "mode", c.opts.Mode, "rebootHost", !c.opts.DisableHostReboot,
+		"drainAhead", !c.opts.DrainOnDemand, "holdThreshold", c.opts.HoldThreshold)
+	c.enqueueAll()
+	for range max(workers, 1) {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNext(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+	logger.Info("Stopping DPU pairing controller")
+	return nil
+}
+
+func (c *InfraController) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	requeue, err := c.Sync(ctx, key)
+	switch {
+	case err != nil:
+		klog.FromContext(ctx).Error(err, "DPU pairing sync failed; will retry", "node", key)
+		c.queue.AddRateLimited(key)
+	case requeue > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, requeue)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// Sync decides and applies for one infra node.
+func (c *InfraController) Sync(ctx context.Context, name string) (time.Duration, error) {
+	logger := klog.FromContext(ctx).WithValues("node", name)
+	n, err := c.nodes.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.forgetWait(name)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	host := c.hostOf(n)
+	c.reportWait(ctx, n, host)
+	if c.opts.Mode != ModeLeader {
+		return c.requeueWhileWaiting(name), nil
+	}
+	pools, err := c.pools.List(labels.Everything())
+	if err != nil {
+		return 0, err
+	}
+	pool, err := node.PrimaryPool(pools, n)
+	if err != nil || pool == nil {
+		return 0, err
+	}
+	record, hasCycle := n.Annotations[constants.HostMaintenanceCycleAnnotation]
+	s := InfraSnapshot{
+		Pool:       InfraPool{Name: pool.Name, Target: pool.Spec.Configuration.Name, Paused: pool.Spec.Paused},
+		Node:       node.ViewOfNode(n),
+		Host:       host,
+		CycleFrom:  record,
+		HasCycle:   hasCycle,
+		Drain:      c.request(DrainRequestName(name)),
+		Reboot:     c.request(RebootRequestName(name)),
+		Wanted:     c.isWaiting(name),
+		RebootHost: !c.opts.DisableHostReboot,
+		Ahead:      !c.opts.DrainOnDemand,
+	}
+	for _, a := range DecideInfra(s) {
+		if err := c.apply(ctx, n, host, pool.Spec.Configuration.Name, record, a); err != nil {
+			return 0, err
+		}
+		logger.V(2).Info("Applied", "action", a.Kind, "request", a.Name, "host", host)
+	}
+	if hasCycle || s.Drain != nil || s.Reboot != nil {
+		return c.opts.Resync, nil
+	}
+	return c.requeueWhileWaiting(name), nil
+}
+
+func (c *InfraController) requeueWhileWaiting(name string) time.Duration {
+	if c.isWaiting(name) {
+		return c.opts.Resync
+	}
+	return 0
+}
+
+func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, target, record string, a InfraAction) error {
+	if a.Warning != "" {
+		c.events.recorder.Event(n, corev1.EventTypeWarning, EventHostMaintenanceBad, a.Warning)
+	}
+	switch a.Kind {
+	case OpenCycle:
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+			"annotations": map[string]string{constants.HostMaintenanceCycleAnnotation: a.From}}})
+		if _, err := c.infra.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("opening the maintenance cycle on %s: %w", n.Name, err)
+		}
+	case CloseCycle:
+		patch, _ := json.Marshal([]map[string]any{
+			{"op": "test", "path": annotationPath(constants.HostMaintenanceCycleAnnotation), "value": record},
+			{"op": "remove", "path": annotationPath(constants.HostMaintenanceCycleAnnotation)},
+		})
+		if _, err := c.infra.CoreV1().Nodes().Patch(ctx, n.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("closing the maintenance cycle on %s: %w", n.Name, err)
+		}
+		c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventHostMaintenance, "Tenant host %s maintenance cycle for %s closed", host, target)
+	case CreateRequest:
+		hm := &dpuv1.HostMaintenance{
+			ObjectMeta: metav1.ObjectMeta{Name: a.Name, Annotations: map[string]string{constants.InfraNodeAnnotation: n.Name}},
+			Spec: dpuv1.HostMaintenanceSpec{NodeName: host, Action: a.Action, Requester: c.opts.Requester,
+				Reason: requestReason(a.Action, n.Name, target)},
+		}
+		if _, err := c.tenant.Create(ctx, hm); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return nil // the informer has not shown it yet
+			}
+			return fmt.Errorf("creating HostMaintenance %s in the tenant cluster: %w", a.Name, err)
+		}
+		c.metrics.requests.WithLabelValues(string(a.Action)).Inc()
+		c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventHostMaintenance, "Asked the tenant cluster to %s host %s (HostMaintenance %s)",
+			map[dpuv1.HostMaintenanceAction]string{dpuv1.ActionDrain: "drain", dpuv1.ActionReboot: "reboot"}[a.Action], host, a.Name)
+	case DeleteRequest:
+		if err := c.tenant.Delete(ctx, a.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting HostMaintenance %s in the tenant cluster: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+func requestReason(action dpuv1.HostMaintenanceAction, infraNode, target string) string {
+	if action == dpuv1.ActionReboot {
+		return fmt.Sprintf("DPU %s rebooted onto %s; the host's VFs must be recreated", infraNode, target)
+	}
+	return fmt.Sprintf("DPU %s is about to reboot to update to %s; its host loses its network meanwhile", infraNode, target)
+}
+
+func (c *InfraController) request(name string) *dpuv1.HostMaintenance {
+	obj, exists, err := c.requests.GetStore().GetByKey(name)
+	if err != nil || !exists {
+		return nil
+	}
+	return obj.(*dpuv1.HostMaintenance)
+}
+
+func (c *InfraController) requestsFor(host string) []*dpuv1.HostMaintenance {
+	objs, err := c.requests.GetIndexer().ByIndex(IndexByNode, host)
+	if err != nil {
+		return nil
+	}
+	out := make([]*dpuv1.HostMaintenance, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*dpuv1.HostMaintenance))
+	}
+	return out
+}
+
+func (c *InfraController) hostOf(n *corev1.Node) string {
+	var imported map[string]string
+	if c.cmInformer != nil {
+		for _, obj := range c.cmInformer.GetStore().List() {
+			imported = ParseEnvOverrides(obj.(*corev1.ConfigMap).Data)
+		}
+	}
+	return TenantHostOf(n, imported)
+}
+
+// verdict is the gate's decision for one infra node. A veto starts (or
+// continues) the node's wait, which the node's sync reports and, on demand,
+// answers with a drain request.
+func (c *InfraController) verdict(x, host string) (bool, string) {
+	now := c.opts.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.waiting[x]
+	fresh := !ok || w.host != host
+	if fresh {
+		w = wait1{host: host, since: now}
+	}
+	allowed, reason, _ := GateVerdict(GateInput{Mode: c.opts.Mode, Node: x, Host: host, Requests: c.requestsFor(host),
+		WaitingSince: w.since, Now: now, Threshold: c.opts.HoldThreshold})
+	switch {
+	case allowed:
+		delete(c.waiting, x)
+	case fresh:
+		c.waiting[x] = w
+		c.queue.Add(x)
+	}
+	return allowed, reason
+}
+
+// reportWait keeps the hold metrics and the overdue event of one infra node.
+func (c *InfraController) reportWait(ctx context.Context, n *corev1.Node, host string) {
+	c.mu.Lock()
+	w, ok := c.waiting[n.Name]
+	c.mu.Unlock()
+	labels := prometheus.Labels{"infra_node": n.Name}
+	if !ok {
+		c.metrics.holdSeconds.DeletePartialMatch(labels)
+		c.metrics.holdOverdue.DeletePartialMatch(labels)
+		return
+	}
+	now := c.opts.Now()
+	allowed, reason, overdue := GateVerdict(GateInput{Mode: c.opts.Mode, Node: n.Name, Host: host, Requests: c.requestsFor(host),
+		WaitingSince: w.since, Now: now, Threshold: c.opts.HoldThreshold})
+	if allowed || host == "" || granted(n) {
+		// Drained (the planner grants on its next pass), unpaired, or granted.
+		c.forgetWait(n.Name)
+		if w.overdue {
+			c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventTenantHoldResolved, "Tenant host %s no longer holds the update back", w.host)
+		}
+		return
+	}
+	c.metrics.holdSeconds.WithLabelValues(n.Name, host).Set(now.Sub(w.since).Seconds())
+	val := 0.0
+	if overdue {
+		val = 1
+		if !w.overdue {
+			w.overdue = true
+			c.mu.Lock()
+			c.waiting[n.Name] = w
+			c.mu.Unlock()
+			klog.FromContext(ctx).Info("Tenant holds an infra update back", "node", n.Name, "host", host, "reason", reason)
+			c.events.recorder.Event(n, corev1.EventTypeWarning, EventTenantHoldOverdue, reason)
+		}
+	}
+	c.metrics.holdOverdue.WithLabelValues(n.Name, host).Set(val)
+}
+
+// granted reports whether the infra node has a grant in hand (desiredConfig
+// differs from currentConfig): the planner no longer waits for it.
+func granted(n *corev1.Node) bool {
+	v := node.ViewOfNode(n)
+	return v.Desired != "" && v.Desired != v.Current
+}
+
+func (c *InfraController) isWaiting(x string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.waiting[x]
+	return ok
+}
+
+func (c *InfraController) forgetWait(x string) {
+	c.mu.Lock()
+	delete(c.waiting, x)
+	c.mu.Unlock()
+	c.metrics.holdSeconds.DeletePartialMatch(prometheus.Labels{"infra_node": x})
+	c.metrics.holdOverdue.DeletePartialMatch(prometheus.Labels{"infra_node": x})
+}
+
+// infraGate is the infra planner's DisruptionGate.
+type infraGate struct{ c *InfraController }
+
+func (g infraGate) Name() string { return "DPUTenantHost" }
+
+func (g infraGate) MayDisrupt(_ node.PoolView, v node.NodeView) (bool, string) {
+	n, err := g.c.nodes.Get(v.Name)
+	if err != nil {
+		return false, fmt.Sprintf("cannot read infra node %s: %v", v.Name, err)
+	}
+	host := g.c.hostOf(n)
+	if host == "" {
+		return true, ""
+	}
+	return g.c.verdict(v.Name, host)
+}

@@ -1,0 +1,558 @@
+package dpu
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
+	mcfglisters "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+)
+
+// TenantComponentName is the tenant controller's event source and queue name.
+const TenantComponentName = "machineconfigcontroller-hostmaintenance"
+
+// TenantOptions tune the tenant controller; zero values get defaults.
+type TenantOptions struct {
+	// CoalesceWait: how long a drained host waits for a pending update to
+	// finish staging so one reboot applies both. Default 10m.
+	CoalesceWait time.Duration
+	// DrainAttemptTimeout bounds one drain attempt (evictions refused by a
+	// PodDisruptionBudget are retried within it). Default 90s.
+	DrainAttemptTimeout time.Duration
+	// DrainRetryDelay is the pause between failed drain attempts. Default 10s.
+	DrainRetryDelay time.Duration
+	// Resync re-plans this often while requests are open. Default 30s.
+	Resync time.Duration
+	// Registerer registers the metrics; nil: not registered.
+	Registerer prometheus.Registerer
+	// Recorder records events on requests; nil: one writing to the apiserver.
+	Recorder record.EventRecorder
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (o *TenantOptions) setDefaults() {
+	if o.CoalesceWait <= 0 {
+		o.CoalesceWait = 10 * time.Minute
+	}
+	if o.DrainAttemptTimeout <= 0 {
+		o.DrainAttemptTimeout = 90 * time.Second
+	}
+	if o.DrainRetryDelay <= 0 {
+		o.DrainRetryDelay = 10 * time.Second
+	}
+	if o.Resync <= 0 {
+		o.Resync = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// TenantController serves HostMaintenance requests in the tenant cluster.
+type TenantController struct {
+	kube     kubernetes.Interface
+	hm       *HostMaintenances
+	informer cache.SharedIndexInformer
+	nodes    corelisters.NodeLister
+	pools    mcfglisters.MachineConfigPoolLister
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
+	opts     TenantOptions
+	events   *eventSink
+	drains   *drainer
+	metrics  *tenantMetrics
+
+	// inflight are holds written but not yet seen in the node cache, by
+	// node, with the node's pool: the gate vetoes grants in those pools
+	// meanwhile, so the node planner cannot take a place the hold took.
+	mu       sync.Mutex
+	inflight map[string]string
+}
+
+const tenantKey = "hostmaintenances"
+
+// NewTenantController wires the tenant controller. It makes its own
+// HostMaintenance informer (started by Run) on hm; the node and pool
+// informers are the caller's shared ones. Add Gate() to the tenant node
+// controller's Options.Gates.
+func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeInformer coreinformers.NodeInformer,
+	poolInformer mcfginformers.MachineConfigPoolInformer, opts TenantOptions) (*TenantController, error) {
+	opts.setDefaults()
+	events, err := newEventSink(kube, opts.Recorder, TenantComponentName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newTenantMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	c := &TenantController{
+		kube:     kube,
+		hm:       hm,
+		informer: hm.NewInformer(10 * time.Minute),
+		nodes:    nodeInformer.Lister(),
+		pools:    poolInformer.Lister(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: TenantComponentName}),
+		opts:     opts,
+		events:   events,
+		metrics:  m,
+		inflight: map[string]string{},
+	}
+	c.drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { c.queue.Add(tenantKey) })
+	c.synced = []cache.InformerSynced{c.informer.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
+	enqueue := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.queue.Add(tenantKey) },
+		UpdateFunc: func(any, any) { c.queue.Add(tenantKey) },
+		DeleteFunc: func(any) { c.queue.Add(tenantKey) },
+	}
+	if _, err := c.informer.AddEventHandler(enqueue); err != nil {
+		return nil, err
+	}
+	if _, err := poolInformer.Informer().AddEventHandler(enqueue); err != nil {
+		return nil, err
+	}
+	if _, err := nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { c.queue.Add(tenantKey) },
+		UpdateFunc: func(old, cur any) {
+			o, n := old.(*corev1.Node), cur.(*corev1.Node)
+			if tenantNodeChanged(o, n) {
+				c.queue.Add(tenantKey)
+			}
+		},
+		DeleteFunc: func(any) { c.queue.Add(tenantKey) },
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// tenantNodeChanged tells whether anything DecideTenant reads differs
+// (heartbeats do not wake the controller).
+func tenantNodeChanged(o, n *corev1.Node) bool {
+	if o.Spec.Unschedulable != n.Spec.Unschedulable || node.ViewOfNode(o).Ready != node.ViewOfNode(n).Ready {
+		return true
+	}
+	for k, v := range n.Annotations {
+		if strings.HasPrefix(k, constants.Prefix) || strings.HasPrefix(k, constants.DPUGroup) {
+			if o.Annotations[k] != v {
+				return true
+			}
+		}
+	}
+	for k := range o.Annotations {
+		if _, ok := n.Annotations[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Gate returns the node planner's gate for the tenant pools: it vetoes
+// grants to nodes with an open HostMaintenance (their update is coalesced
+// with the maintenance's reboot), and grants in a pool while a hold there
+// is being written.
+func (c *TenantController) Gate() node.DisruptionGate { return tenantGate{c: c} }
+
+// Run starts the HostMaintenance informer, waits for the caches and serves
+// requests until ctx ends.
+func (c *TenantController) Run(ctx context.Context) error {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx).WithValues("controller", "hostmaintenance")
+	ctx = klog.NewContext(ctx, logger)
+	go c.informer.RunWithContext(ctx)
+	stop := c.events.start(ctx)
+	defer stop()
+	if !cache.WaitForNamedCacheSync("hostmaintenance", ctx.Done(), c.synced...) {
+		return fmt.Errorf("hostmaintenance controller: caches did not sync: %w", ctx.Err())
+	}
+	logger.Info("Starting HostMaintenance controller (tenant)")
+	c.queue.Add(tenantKey)
+	// One worker: admission order is global.
+	go wait.UntilWithContext(ctx, func(ctx context.Context) {
+		for c.processNext(ctx) {
+		}
+	}, time.Second)
+	<-ctx.Done()
+	logger.Info("Stopping HostMaintenance controller")
+	return nil
+}
+
+func (c *TenantController) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	requeue, err := c.Sync(ctx)
+	switch {
+	case err != nil:
+		if apierrors.IsConflict(err) {
+			klog.FromContext(ctx).V(2).Info("Write conflict; will retry", "err", err.Error())
+		} else {
+			klog.FromContext(ctx).Error(err, "HostMaintenance sync failed; will retry")
+		}
+		c.queue.AddRateLimited(key)
+	case requeue > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, requeue)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// Sync observes, decides and applies once. It returns when to look again.
+func (c *TenantController) Sync(ctx context.Context) (time.Duration, error) {
+	snap, err := c.snapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	plan := DecideTenant(snap)
+	for _, a := range plan.Nodes {
+		if err := c.applyNode(ctx, a, snap.Nodes[a.Node]); err != nil {
+			return 0, err
+		}
+	}
+	if err := c.applyStatuses(ctx, plan.Statuses); err != nil {
+		return 0, err
+	}
+	c.metrics.observe(snap.Requests, plan.Statuses)
+	switch {
+	case plan.Waiting:
+		return time.Second * 5, nil
+	case len(snap.Requests) > 0:
+		return c.opts.Resync, nil
+	}
+	return 0, nil
+}
+
+func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error) {
+	s := TenantSnapshot{
+		Now:          c.opts.Now(),
+		Nodes:        map[string]TenantNode{},
+		Pools:        map[string]TenantPool{},
+		Drains:       c.drains.states(),
+		CoalesceWait: c.opts.CoalesceWait,
+	}
+	pending := false
+	for _, obj := range c.informer.GetStore().List() {
+		hm := obj.(*dpuv1.HostMaintenance)
+		s.Requests = append(s.Requests, hm)
+		if hm.Status.Phase == "" || hm.Status.Phase == dpuv1.PhasePending {
+			pending = true
+		}
+	}
+	nodes, err := c.listNodes(ctx, pending)
+	if err != nil {
+		return s, err
+	}
+	pools, err := c.pools.List(labels.Everything())
+	if err != nil {
+		return s, err
+	}
+	members := map[string]int{}
+	for _, n := range nodes {
+		p, err := node.PrimaryPool(pools, n)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Cannot tell the node's pool", "node", n.Name)
+		}
+		tn := tenantNodeOf(n, p)
+		s.Nodes[n.Name] = tn
+		members[tn.Pool]++
+		if tn.HasHold {
+			c.observedHold(n.Name)
+		}
+	}
+	for _, p := range pools {
+		maxU, err := node.MaxUnavailable(p.Spec.MaxUnavailable, members[p.Name])
+		if err != nil {
+			maxU = 1 // the planner grants nothing with an invalid value; one maintenance at a time still serves
+		}
+		s.Pools[p.Name] = TenantPool{Name: p.Name, Target: p.Spec.Configuration.Name, Paused: p.Spec.Paused, MaxUnavailable: maxU}
+	}
+	return s, nil
+}
+
+// listNodes reads nodes from the cache, or from the apiserver when a
+// request may be admitted: a grant the node planner just wrote must count.
+func (c *TenantController) listNodes(ctx context.Context, fresh bool) ([]*corev1.Node, error) {
+	if !fresh {
+		return c.nodes.List(labels.Everything())
+	}
+	list, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: ""})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	out := make([]*corev1.Node, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}
+
+func tenantNodeOf(n *corev1.Node, pool *mcfgv1.MachineConfigPool) TenantNode {
+	a := n.Annotations
+	record, hasHold := a[constants.MaintenanceCordonAnnotation]
+	_, drainRecord := a[constants.CordonedByAdminAnnotation]
+	desiredDrain, lastDrain := a[constants.DesiredDrainAnnotation], a[constants.LastAppliedDrainAnnotation]
+	tn := TenantNode{
+		View:       node.ViewOfNode(n),
+		HoldRecord: record,
+		HasHold:    hasHold,
+		UpdateDrain: drainRecord || desiredDrain != lastDrain ||
+			strings.HasPrefix(desiredDrain, constants.DrainerStateDrain+"-"),
+		RebootRequest: a[constants.RebootRequestAnnotation],
+		LastReboot:    a[constants.LastRebootAnnotation],
+	}
+	if pool != nil {
+		tn.Pool = pool.Name
+	}
+	_, master := n.Labels[constants.NodeRoleLabelPrefix+constants.MasterPool]
+	_, cp := n.Labels[constants.NodeRoleLabelPrefix+"control-plane"]
+	tn.ControlPlane = master || cp || tn.Pool == constants.MasterPool
+	return tn
+}
+
+func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n TenantNode) error {
+	logger := klog.FromContext(ctx).WithValues("node", a.Node)
+	switch a.Kind {
+	case NodeHold:
+		c.drains.reset(a.Node)
+		patch := map[string]any{"spec": map[string]any{"unschedulable": true}}
+		if a.Record != "" {
+			c.mu.Lock()
+			c.inflight[a.Node] = n.Pool
+			c.mu.Unlock()
+			// Conditional on the node Decide looked at: if someone cordoned
+			// or uncordoned it since, the record would be wrong.
+			patch["metadata"] = map[string]any{
+				"resourceVersion": "", // filled below
+				"annotations":     map[string]string{constants.MaintenanceCordonAnnotation: a.Record},
+			}
+		}
+		if err := c.patchHold(ctx, a, patch); err != nil {
+			c.clearInflight(a.Node)
+			return err
+		}
+		logger.Info("Node held for HostMaintenance", "cordonedBefore", a.Record)
+	case NodeDrain:
+		c.drains.ensure(ctx, a.Node)
+	case NodeReboot:
+		if err := c.requestReboot(ctx, a); err != nil {
+			return err
+		}
+		logger.Info("Asked the node's daemon to reboot", "token", a.Token, "coalescedConfig", a.Config)
+		c.metrics.reboots.WithLabelValues(fmt.Sprint(a.Config != "")).Inc()
+	case NodeRelease:
+		c.drains.reset(a.Node)
+		if err := c.release(ctx, a, n); err != nil {
+			return err
+		}
+		logger.Info("HostMaintenance hold released", "uncordoned", a.MakeSchedulable)
+	}
+	return nil
+}
+
+func (c *TenantController) patchHold(ctx context.Context, a NodeAction, patch map[string]any) error {
+	if md, ok := patch["metadata"].(map[string]any); ok {
+		cur, err := c.kube.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("getting node %s: %w", a.Node, err)
+		}
+		if want := a.Record == "true"; cur.Spec.Unschedulable != want {
+			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node,
+				fmt.Errorf("node cordon changed since it was observed"))
+		}
+		md["resourceVersion"] = cur.ResourceVersion
+	}
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, types.MergePatchType, b, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("holding node %s: %w", a.Node, err)
+	}
+	return nil
+}
+
+// requestReboot writes rebootRequest, with desiredConfig in the same write
+// when the reboot is coalesced: the daemon must see both at once, or it
+// would serve a plain reboot and lose the staged deployment.
+func (c *TenantController) requestReboot(ctx context.Context, a NodeAction) error {
+	var pt types.PatchType
+	var ops any
+	if a.Config != "" {
+		pt = types.JSONPatchType
+		ops = []map[string]any{
+			{"op": "test", "path": annotationPath(constants.DesiredConfigAnnotation), "value": a.ExpectDesired},
+			{"op": "add", "path": annotationPath(constants.RebootRequestAnnotation), "value": a.Token},
+			{"op": "replace", "path": annotationPath(constants.DesiredConfigAnnotation), "value": a.Config},
+		}
+	} else {
+		pt = types.MergePatchType
+		ops = map[string]any{"metadata": map[string]any{"annotations": map[string]string{constants.RebootRequestAnnotation: a.Token}}}
+	}
+	b, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, pt, b, metav1.PatchOptions{}); err != nil {
+		if apierrors.IsInvalid(err) || isTestFailed(err) {
+			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, err)
+		}
+		return fmt.Errorf("requesting reboot of node %s: %w", a.Node, err)
+	}
+	return nil
+}
+
+// release removes the hold record (only if it is still the one observed)
+// and uncordons when the record says tandem cordoned the node.
+func (c *TenantController) release(ctx context.Context, a NodeAction, n TenantNode) error {
+	ops := []map[string]any{
+		{"op": "test", "path": annotationPath(constants.MaintenanceCordonAnnotation), "value": n.HoldRecord},
+		{"op": "remove", "path": annotationPath(constants.MaintenanceCordonAnnotation)},
+	}
+	if a.MakeSchedulable {
+		ops = append(ops, map[string]any{"op": "add", "path": "/spec/unschedulable", "value": false})
+	}
+	b, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, types.JSONPatchType, b, metav1.PatchOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if isTestFailed(err) {
+			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, err)
+		}
+		return fmt.Errorf("releasing node %s: %w", a.Node, err)
+	}
+	return nil
+}
+
+func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUpdate) error {
+	for _, u := range updates {
+		obj, exists, err := c.informer.GetStore().GetByKey(u.Name)
+		if err != nil || !exists {
+			continue // deleted meanwhile
+		}
+		cur := obj.(*dpuv1.HostMaintenance)
+		if string(cur.UID) != u.UID {
+			continue
+		}
+		next := cur.DeepCopy()
+		next.Status = u.Status
+		if _, err := c.hm.UpdateStatus(ctx, next); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return fmt.Errorf("updating status of HostMaintenance %s: %w", u.Name, err)
+		}
+		if cur.Status.Phase != u.Status.Phase {
+			typ := corev1.EventTypeNormal
+			if u.Status.Phase == dpuv1.PhaseRejected {
+				typ = corev1.EventTypeWarning
+			}
+			c.events.recorder.Event(next, typ, string(u.Status.Phase), u.Status.Message)
+			klog.FromContext(ctx).Info("HostMaintenance phase changed", "request", u.Name, "node", cur.Spec.NodeName,
+				"action", cur.Spec.Action, "from", cur.Status.Phase, "to", u.Status.Phase, "message", u.Status.Message)
+		}
+	}
+	return nil
+}
+
+func (c *TenantController) observedHold(node string) { c.clearInflight(node) }
+
+func (c *TenantController) clearInflight(node string) {
+	c.mu.Lock()
+	delete(c.inflight, node)
+	c.mu.Unlock()
+}
+
+func (c *TenantController) inflightIn(pool string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for n, p := range c.inflight {
+		if p == pool {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// openRequestsFor returns the open (not terminal, not deleted) requests for a node.
+func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMaintenance {
+	objs, err := c.informer.GetIndexer().ByIndex(IndexByNode, nodeName)
+	if err != nil {
+		return nil
+	}
+	var out []*dpuv1.HostMaintenance
+	for _, o := range objs {
+		hm := o.(*dpuv1.HostMaintenance)
+		if hm.DeletionTimestamp == nil && !hm.Status.Phase.Terminal() {
+			out = append(out, hm)
+		}
+	}
+	return out
+}
+
+// tenantGate keeps the tenant node planner off nodes that maintenance holds
+// or waits for.
+type tenantGate struct{ c *TenantController }
+
+func (g tenantGate) Name() string { return "HostMaintenance" }
+
+func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
+	if open := g.c.openRequestsFor(n.Name); len(open) > 0 {
+		hm := open[0]
+		phase := hm.Status.Phase
+		if phase == "" {
+			phase = dpuv1.PhasePending
+		}
+		return false, fmt.Sprintf("HostMaintenance %s (%s, %s) is open for node %s; its update is applied with the maintenance",
+			hm.Name, hm.Spec.Action, phase, n.Name)
+	}
+	if other, ok := g.c.inflightIn(pool.Name); ok {
+		return false, fmt.Sprintf("a HostMaintenance hold on node %s is being written", other)
+	}
+	return true, ""
+}
+
+// annotationPath is the JSON pointer (RFC 6901) of an annotation.
+func annotationPath(key string) string {
+	return "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+}
+
+// isTestFailed reports a JSON patch whose test operation failed (the
+// apiserver answers 422 or 500 depending on the version).
+func isTestFailed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "test operation")
+}

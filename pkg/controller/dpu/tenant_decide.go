@@ -1,0 +1,585 @@
+package dpu
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+)
+
+// TenantSnapshot is everything DecideTenant looks at.
+type TenantSnapshot struct {
+	Now      time.Time
+	Requests []*dpuv1.HostMaintenance
+	// Nodes by name; a request naming a node not in the map is for a
+	// missing node.
+	Nodes map[string]TenantNode
+	// Pools by name.
+	Pools map[string]TenantPool
+	// Drains are the drainer's results, by node (in memory: a restart only
+	// drains again, which is quick once the pods are gone).
+	Drains map[string]DrainState
+	// CoalesceWait bounds how long a drained host waits for a pending
+	// update to finish staging so that one reboot applies both.
+	CoalesceWait time.Duration
+}
+
+// TenantNode is what DecideTenant knows of a tenant node.
+type TenantNode struct {
+	View node.NodeView
+	// Pool is the node's primary pool ("" if none).
+	Pool string
+	// ControlPlane: the node is a master / control-plane node.
+	ControlPlane bool
+	// HoldRecord is MaintenanceCordonAnnotation's value; HasHold its presence.
+	HoldRecord string
+	HasHold    bool
+	// UpdateDrain: the drain controller's cycle for a config update is open
+	// (drain requested or served, uncordon not served yet).
+	UpdateDrain   bool
+	RebootRequest string // rebootRequest (controller -> daemon)
+	LastReboot    string // lastReboot (daemon -> controller)
+}
+
+// TenantPool is what DecideTenant knows of a pool.
+type TenantPool struct {
+	Name   string
+	Target string
+	Paused bool
+	// MaxUnavailable is the pool's maxUnavailable as a node count.
+	MaxUnavailable int
+}
+
+// DrainState is the drainer's view of a node's drain since its hold began.
+type DrainState struct {
+	Running   bool
+	Succeeded bool
+	// Err is the last failed attempt's error, while retrying.
+	Err string
+}
+
+// NodeActionKind is one change DecideTenant asks for on a node.
+type NodeActionKind string
+
+const (
+	// NodeHold records the hold (MaintenanceCordonAnnotation=Record, when
+	// not recorded yet) and cordons the node. It restarts the drain.
+	NodeHold NodeActionKind = "Hold"
+	// NodeDrain makes sure a drain of the (held, cordoned) node runs.
+	NodeDrain NodeActionKind = "Drain"
+	// NodeReboot sets rebootRequest=Token, and desiredConfig=Config in the
+	// same write when Config is set (a reboot coalesced with the update).
+	NodeReboot NodeActionKind = "Reboot"
+	// NodeRelease ends the hold: stops any drain, uncordons when
+	// MakeSchedulable, and removes the hold record.
+	NodeRelease NodeActionKind = "Release"
+)
+
+// NodeAction is one change on a node.
+type NodeAction struct {
+	Kind NodeActionKind
+	Node string
+	// Record (Hold): the hold record to write; "" when already recorded.
+	Record string
+	// Token and Config (Reboot).
+	Token  string
+	Config string
+	// ExpectDesired (Reboot with Config): desiredConfig must still be this
+	// value for the write to apply, so a concurrent grant is not overwritten.
+	ExpectDesired string
+	// MakeSchedulable (Release).
+	MakeSchedulable bool
+}
+
+// StatusUpdate is a request's new status.
+type StatusUpdate struct {
+	Name   string
+	UID    string
+	Status dpuv1.HostMaintenanceStatus
+}
+
+// TenantPlan is DecideTenant's result: node changes first, then statuses.
+type TenantPlan struct {
+	Nodes    []NodeAction
+	Statuses []StatusUpdate
+	// Waiting is true when a request waits on something that makes no
+	// event (a staging deadline), so the caller should look again soon.
+	Waiting bool
+}
+
+// DecideTenant decides what the tenant controller does next. It is pure.
+//
+// Rules:
+//   - A request for a missing node, for a control-plane node, or a second
+//     open request with the same action for the same node, is Rejected.
+//   - Requests are admitted in creation order. A request for a node that is
+//     already held joins the hold. Otherwise a node with a config update in
+//     flight waits for it to finish; and the request takes a place within
+//     its pool's maxUnavailable, counting nodes the node planner counts
+//     unavailable and nodes already held (no place is needed for a node
+//     that is already unavailable). The first request that finds no place
+//     blocks the later ones of its pool.
+//   - An admitted node is recorded as held, cordoned and drained. Drain
+//     requests then stay Drained. Reboot requests ask the node's daemon to
+//     reboot (coalesced with a staged update of the pool's target when there
+//     is one, waiting up to CoalesceWait for a staging one), and complete
+//     once the daemon acknowledged the reboot and any coalesced update is done.
+//   - A held node that no open request holds any more (deleted, completed)
+//     is released once no update drain is open on it: uncordoned unless a
+//     person had cordoned it before the hold.
+func DecideTenant(s TenantSnapshot) TenantPlan {
+	d := tenantDecider{s: s, byNode: map[string][]*reqState{}}
+	d.load()
+	d.validate()
+	d.admit()
+	for _, name := range sortedKeys(d.byNode) {
+		d.serveNode(name)
+	}
+	d.release()
+	return d.result()
+}
+
+// reqState is a request being decided.
+type reqState struct {
+	obj    *dpuv1.HostMaintenance
+	status dpuv1.HostMaintenanceStatus
+}
+
+func (r *reqState) phase() dpuv1.HostMaintenancePhase {
+	if r.status.Phase == "" {
+		return dpuv1.PhasePending
+	}
+	return r.status.Phase
+}
+
+func (r *reqState) admitted() bool {
+	switch r.phase() {
+	case dpuv1.PhaseDraining, dpuv1.PhaseDrained, dpuv1.PhaseRebooting:
+		return true
+	}
+	return false
+}
+
+type tenantDecider struct {
+	s       TenantSnapshot
+	ordered []*reqState
+	byNode  map[string][]*reqState // open requests per node, in order
+	plan    TenantPlan
+}
+
+func (d *tenantDecider) load() {
+	reqs := slices.Clone(d.s.Requests)
+	slices.SortFunc(reqs, compareRequests)
+	for _, hm := range reqs {
+		if hm.DeletionTimestamp != nil {
+			continue // gone as far as holds go
+		}
+		r := &reqState{obj: hm, status: *hm.Status.DeepCopy()}
+		d.ordered = append(d.ordered, r)
+		if !r.phase().Terminal() {
+			d.byNode[hm.Spec.NodeName] = append(d.byNode[hm.Spec.NodeName], r)
+		}
+	}
+}
+
+// compareRequests is the service order: oldest first, then by name.
+func compareRequests(a, b *dpuv1.HostMaintenance) int {
+	if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
+}
+
+func (d *tenantDecider) validate() {
+	for _, name := range sortedKeys(d.byNode) {
+		n, exists := d.s.Nodes[name]
+		seen := map[dpuv1.HostMaintenanceAction]*reqState{}
+		var keep []*reqState
+		for _, r := range d.byNode[name] {
+			switch {
+			case !exists:
+				d.reject(r, dpuv1.ReasonNodeNotFound, fmt.Sprintf("node %s does not exist", name))
+			case n.ControlPlane && !r.admitted():
+				d.reject(r, dpuv1.ReasonControlPlane, fmt.Sprintf("node %s is a control-plane node; HostMaintenance serves workers only", name))
+			case seen[r.obj.Spec.Action] != nil && !r.admitted():
+				other := seen[r.obj.Spec.Action].obj.Name
+				d.reject(r, dpuv1.ReasonDuplicate, fmt.Sprintf("node %s already has the open %s request %s; delete this one or wait for that one to end",
+					name, r.obj.Spec.Action, other))
+			default:
+				if seen[r.obj.Spec.Action] == nil {
+					seen[r.obj.Spec.Action] = r
+				}
+				keep = append(keep, r)
+			}
+		}
+		if len(keep) == 0 {
+			delete(d.byNode, name)
+		} else {
+			d.byNode[name] = keep
+		}
+	}
+}
+
+func (d *tenantDecider) reject(r *reqState, reason, msg string) {
+	r.status.Phase = dpuv1.PhaseRejected
+	r.status.Message = msg
+	d.cond(r, dpuv1.ConditionAdmitted, metav1.ConditionFalse, reason, msg)
+	r.status.CompletedTime = d.now()
+}
+
+// admit gives Pending requests their place, in order.
+func (d *tenantDecider) admit() {
+	unavailable := map[string]int{} // by pool
+	for name, n := range d.s.Nodes {
+		if d.countsUnavailable(name, n) {
+			unavailable[n.Pool]++
+		}
+	}
+	blocked := map[string]string{} // pool -> request that found no place
+	for _, r := range d.ordered {
+		name := r.obj.Spec.NodeName
+		if r.phase() != dpuv1.PhasePending || !slices.Contains(d.byNode[name], r) {
+			continue
+		}
+		n := d.s.Nodes[name]
+		pool := d.pool(n.Pool)
+		switch {
+		case d.held(name, n):
+			d.admitOne(r, n, "joins the hold on the node")
+		case n.UpdateDrain || updating(n.View):
+			d.wait(r, dpuv1.ReasonNodeUpdating, fmt.Sprintf("node %s is updating to %s; maintenance waits for it to finish",
+				name, orNone(n.View.Desired)))
+		case d.countsUnavailable(name, n):
+			d.admitOne(r, n, "node was already unavailable")
+		case blocked[n.Pool] != "":
+			d.wait(r, dpuv1.ReasonQueued, fmt.Sprintf("queued behind %s in pool %s", blocked[n.Pool], pool.Name))
+		case unavailable[n.Pool] >= pool.MaxUnavailable:
+			blocked[n.Pool] = r.obj.Name
+			d.wait(r, dpuv1.ReasonMaxUnavailable, fmt.Sprintf("pool %s has %d of maxUnavailable %d nodes unavailable",
+				pool.Name, unavailable[n.Pool], pool.MaxUnavailable))
+		default:
+			unavailable[n.Pool]++
+			d.admitOne(r, n, fmt.Sprintf("within pool %s maxUnavailable %d", pool.Name, pool.MaxUnavailable))
+		}
+	}
+}
+
+func (d *tenantDecider) pool(name string) TenantPool {
+	if p, ok := d.s.Pools[name]; ok {
+		return p
+	}
+	// Nodes outside any pool are served one at a time.
+	return TenantPool{Name: "(none)", MaxUnavailable: 1}
+}
+
+// held reports whether the node is held, or will be by an admitted request.
+func (d *tenantDecider) held(name string, n TenantNode) bool {
+	if n.HasHold {
+		return true
+	}
+	return slices.ContainsFunc(d.byNode[name], (*reqState).admitted)
+}
+
+// countsUnavailable: the node planner counts the node against
+// maxUnavailable, or a request holds it.
+func (d *tenantDecider) countsUnavailable(name string, n TenantNode) bool {
+	return unavailableForUpdate(n.View) || d.held(name, n)
+}
+
+func (d *tenantDecider) admitOne(r *reqState, n TenantNode, why string) {
+	r.status.Phase = dpuv1.PhaseDraining
+	r.status.AdmittedTime = d.now()
+	r.status.Message = fmt.Sprintf("admitted (%s); draining node %s", why, n.View.Name)
+	d.cond(r, dpuv1.ConditionAdmitted, metav1.ConditionTrue, dpuv1.ReasonAdmitted, "admitted: "+why)
+}
+
+func (d *tenantDecider) wait(r *reqState, reason, msg string) {
+	r.status.Phase = dpuv1.PhasePending
+	r.status.Message = msg
+	d.cond(r, dpuv1.ConditionAdmitted, metav1.ConditionFalse, reason, msg)
+}
+
+// serveNode moves the admitted requests of one node along.
+func (d *tenantDecider) serveNode(name string) {
+	var active []*reqState
+	for _, r := range d.byNode[name] {
+		if r.admitted() {
+			active = append(active, r)
+		}
+	}
+	if len(active) == 0 {
+		return
+	}
+	n := d.s.Nodes[name]
+	drained := d.ensureDrained(name, n, active)
+	for _, r := range active {
+		if !drained {
+			d.notDrained(r, name)
+			continue
+		}
+		d.setDrained(r, name)
+		if r.obj.Spec.Action == dpuv1.ActionReboot {
+			d.serveReboot(r, n)
+		}
+	}
+}
+
+// ensureDrained asks for the hold, cordon and drain the node still needs,
+// and reports whether it is drained: held, cordoned, and drained during
+// this hold (a request of the hold already reached Drained, or the drainer
+// just succeeded).
+func (d *tenantDecider) ensureDrained(name string, n TenantNode, active []*reqState) bool {
+	switch {
+	case !n.HasHold:
+		d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeHold, Node: name, Record: holdRecord(n)})
+		return false
+	case !n.View.Unschedulable:
+		// Uncordoned behind our back: cordon again and drain again.
+		d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeHold, Node: name})
+		return false
+	}
+	if slices.ContainsFunc(active, func(r *reqState) bool {
+		return meta.IsStatusConditionTrue(r.status.Conditions, dpuv1.ConditionDrained)
+	}) {
+		return true
+	}
+	ds := d.s.Drains[name]
+	if ds.Succeeded {
+		return true
+	}
+	d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeDrain, Node: name})
+	return false
+}
+
+// holdRecord is the hold record for a node about to be held: whether the
+// cordon it has is a person's. A cordon of an update's drain is not.
+func holdRecord(n TenantNode) string {
+	if n.View.Unschedulable && !n.UpdateDrain {
+		return "true"
+	}
+	return "false"
+}
+
+func (d *tenantDecider) notDrained(r *reqState, name string) {
+	ds := d.s.Drains[name]
+	r.status.Phase = dpuv1.PhaseDraining
+	if ds.Err != "" {
+		msg := fmt.Sprintf("drain of node %s failing, retrying: %s", name, firstLine(ds.Err))
+		r.status.Message = msg
+		d.cond(r, dpuv1.ConditionDrained, metav1.ConditionFalse, dpuv1.ReasonDrainFailing, msg)
+		return
+	}
+	r.status.Message = fmt.Sprintf("draining node %s", name)
+	d.cond(r, dpuv1.ConditionDrained, metav1.ConditionFalse, dpuv1.ReasonDraining, r.status.Message)
+}
+
+func (d *tenantDecider) setDrained(r *reqState, name string) {
+	if !meta.IsStatusConditionTrue(r.status.Conditions, dpuv1.ConditionDrained) {
+		r.status.DrainedTime = d.now()
+	}
+	d.cond(r, dpuv1.ConditionDrained, metav1.ConditionTrue, dpuv1.ReasonDrained,
+		fmt.Sprintf("node %s is cordoned and drained", name))
+	if r.phase() == dpuv1.PhaseDraining {
+		r.status.Phase = dpuv1.PhaseDrained
+	}
+	if r.obj.Spec.Action == dpuv1.ActionDrain {
+		r.status.Message = fmt.Sprintf("node %s is cordoned and drained; held until this request is deleted", name)
+	}
+}
+
+// serveReboot moves a Reboot request of a drained node along.
+func (d *tenantDecider) serveReboot(r *reqState, n TenantNode) {
+	name := n.View.Name
+	token := r.status.RebootToken
+	if token == "" {
+		token = RebootToken(r.obj)
+	}
+	switch {
+	case n.LastReboot == token:
+		if cfg := r.status.CoalescedConfig; cfg != "" && !(n.View.Current == cfg && n.View.Desired == cfg &&
+			n.View.State == constants.MachineConfigDaemonStateDone) {
+			d.rebooting(r, token, fmt.Sprintf("node %s rebooted; waiting for its update to %s to finish", name, cfg))
+			return
+		}
+		d.rebooted(r, name)
+	case n.RebootRequest == token:
+		msg := fmt.Sprintf("waiting for the daemon of node %s to reboot it", name)
+		if cfg := r.status.CoalescedConfig; cfg != "" {
+			msg = fmt.Sprintf("waiting for the daemon of node %s to update it to %s and reboot it once", name, cfg)
+		}
+		d.rebooting(r, token, msg)
+	case n.RebootRequest != "" && n.RebootRequest != n.LastReboot:
+		r.status.Message = fmt.Sprintf("node %s has another reboot request (%s) pending; waiting for it", name, n.RebootRequest)
+	default:
+		d.requestReboot(r, n, token)
+	}
+}
+
+// requestReboot asks the daemon for the reboot, coalesced with a staged
+// update of the pool's target when there is one.
+func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
+	name := n.View.Name
+	pool, hasPool := d.s.Pools[n.Pool]
+	v := n.View
+	pending := hasPool && pool.Target != "" && !pool.Paused && v.Current != pool.Target &&
+		v.Desired == v.Current && !failingState(v.State)
+	switch {
+	case pending && v.Staged == pool.Target:
+		r.status.CoalescedConfig = pool.Target
+		d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeReboot, Node: name, Token: token,
+			Config: pool.Target, ExpectDesired: v.Desired})
+		d.rebooting(r, token, fmt.Sprintf("asked the daemon of node %s to apply its staged update %s with this reboot (one drain, one reboot)",
+			name, pool.Target))
+		return
+	case pending && v.Stage == pool.Target && !d.coalesceDeadlinePassed(r):
+		d.plan.Waiting = true
+		msg := fmt.Sprintf("waiting for node %s to finish staging %s, so one reboot applies both", name, pool.Target)
+		r.status.Message = msg
+		d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionFalse, dpuv1.ReasonWaitingForStage, msg)
+		return
+	}
+	d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeReboot, Node: name, Token: token})
+	d.rebooting(r, token, fmt.Sprintf("asked the daemon of node %s to reboot it", name))
+}
+
+func (d *tenantDecider) coalesceDeadlinePassed(r *reqState) bool {
+	if r.status.DrainedTime == nil {
+		return false
+	}
+	return !d.s.Now.Before(r.status.DrainedTime.Add(d.s.CoalesceWait))
+}
+
+func (d *tenantDecider) rebooting(r *reqState, token, msg string) {
+	if r.status.RebootRequestedTime == nil {
+		r.status.RebootRequestedTime = d.now()
+	}
+	r.status.RebootToken = token
+	r.status.Phase = dpuv1.PhaseRebooting
+	r.status.Message = msg
+	reason := dpuv1.ReasonRebootRequested
+	if r.status.CoalescedConfig != "" {
+		reason = dpuv1.ReasonCoalesced
+	}
+	d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionFalse, reason, msg)
+}
+
+// rebooted completes a Reboot request: it no longer holds the node, so the
+// release (if no other request holds it) happens in the same plan.
+func (d *tenantDecider) rebooted(r *reqState, name string) {
+	reason, msg := dpuv1.ReasonRebooted, fmt.Sprintf("node %s rebooted", name)
+	if cfg := r.status.CoalescedConfig; cfg != "" {
+		reason, msg = dpuv1.ReasonCoalesced, fmt.Sprintf("node %s rebooted once and runs %s", name, cfg)
+	}
+	d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionTrue, reason, msg)
+	r.status.Phase = dpuv1.PhaseCompleted
+	r.status.CompletedTime = d.now()
+	r.status.Message = msg + "; released"
+	d.byNode[name] = slices.DeleteFunc(d.byNode[name], func(x *reqState) bool { return x == r })
+}
+
+// release ends the holds no open admitted request keeps.
+func (d *tenantDecider) release() {
+	for _, name := range sortedKeys(d.s.Nodes) {
+		n := d.s.Nodes[name]
+		if !n.HasHold || slices.ContainsFunc(d.byNode[name], (*reqState).admitted) {
+			continue
+		}
+		if n.UpdateDrain {
+			// An update's drain cycle runs on the node (a coalesced update,
+			// or one granted meanwhile): its uncordon must come first, or
+			// the node would be schedulable while the daemon disrupts it.
+			continue
+		}
+		d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeRelease, Node: name, MakeSchedulable: n.HoldRecord != "true"})
+	}
+}
+
+func (d *tenantDecider) result() TenantPlan {
+	for _, r := range d.ordered {
+		if equality.Semantic.DeepEqual(r.status, r.obj.Status) {
+			continue // includes terminal requests nobody touched
+		}
+		r.status.ObservedGeneration = r.obj.Generation
+		if equality.Semantic.DeepEqual(r.status, r.obj.Status) {
+			continue
+		}
+		d.plan.Statuses = append(d.plan.Statuses, StatusUpdate{Name: r.obj.Name, UID: string(r.obj.UID), Status: r.status})
+	}
+	return d.plan
+}
+
+func (d *tenantDecider) now() *metav1.Time {
+	t := metav1.NewTime(d.s.Now)
+	return &t
+}
+
+// cond sets a condition; the transition time only moves when the status does.
+func (d *tenantDecider) cond(r *reqState, typ string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&r.status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: r.obj.Generation, LastTransitionTime: metav1.NewTime(d.s.Now),
+	})
+}
+
+// RebootToken is the rebootRequest token of a Reboot request: unique per
+// request object, so a new request is never mistaken for a served one.
+func RebootToken(hm *dpuv1.HostMaintenance) string {
+	return "hostmaintenance-" + string(hm.UID)
+}
+
+// unavailableForUpdate mirrors the node planner's rule (the MCO's
+// IsUnavailableForUpdate): a node that is not ready or is cordoned, or whose
+// daemon works on (or has not finished) a config change, counts against
+// maxUnavailable; a daemon failing on one does not.
+func unavailableForUpdate(v node.NodeView) bool {
+	if !v.Ready || v.Unschedulable {
+		return true
+	}
+	done := v.Current != "" && v.Current == v.Desired && v.State == constants.MachineConfigDaemonStateDone
+	if done {
+		return false
+	}
+	failing := v.Current != v.Desired && failingState(v.State)
+	return !failing
+}
+
+// updating: the daemon has a grant it has not finished (or failed on).
+func updating(v node.NodeView) bool {
+	return v.Desired != "" && v.Desired != v.Current
+}
+
+func failingState(s string) bool {
+	return s == constants.MachineConfigDaemonStateDegraded || s == constants.MachineConfigDaemonStateUnreconcilable
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,435 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	mcfgscheme "github.com/openshift/client-go/machineconfiguration/clientset/versioned/scheme"
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
+	mcfglisters "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+// ComponentName is the event source and workqueue name.
+const ComponentName = "machineconfigcontroller-nodecontroller"
+
+// Options tune the node controller.
+type Options struct {
+	// Etcd is the control plane's etcd; nil rolls masters out like the MCO.
+	Etcd EtcdSource
+	// Gates may veto single grants (DPU pairing, tenant maintenance).
+	Gates []DisruptionGate
+	// Metrics; nil: not recorded.
+	Metrics *metrics.Controller
+	// Recorder records pool events; nil: one writing to the apiserver.
+	Recorder record.EventRecorder
+	// Resync re-plans a pool that is updating this often, since etcd health
+	// changes make no Kubernetes event. Default 5s.
+	Resync time.Duration
+	// MoveLeaderTimeout bounds one MoveLeader and its confirmation. Default 30s.
+	MoveLeaderTimeout time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Controller is the node controller's reconciler: it keeps pools' nodes
+// moving towards the pool's target, as Plan decides.
+type Controller struct {
+	kube        kubernetes.Interface
+	mco         mcfgclientset.Interface
+	nodes       corelisters.NodeLister
+	pools       mcfglisters.MachineConfigPoolLister
+	synced      []cache.InformerSynced
+	queue       workqueue.TypedRateLimitingInterface[string]
+	opts        Options
+	recorder    record.EventRecorder
+	broadcaster record.EventBroadcaster // nil when the caller gave a recorder
+	expect      *expectations
+
+	// members are the etcd member names last seen (nil: not asked yet), so
+	// pools without etcd members do not ask etcd on every sync.
+	membersMu sync.Mutex
+	members   map[string]bool
+}
+
+// NewController wires the controller to its informers. Start the informer
+// factories, then call Run.
+func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
+	nodeInformer coreinformers.NodeInformer, poolInformer mcfginformers.MachineConfigPoolInformer, opts Options) *Controller {
+	if opts.Resync <= 0 {
+		opts.Resync = 5 * time.Second
+	}
+	if opts.MoveLeaderTimeout <= 0 {
+		opts.MoveLeaderTimeout = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &Controller{
+		kube:   kube,
+		mco:    mco,
+		nodes:  nodeInformer.Lister(),
+		pools:  poolInformer.Lister(),
+		synced: []cache.InformerSynced{nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: ComponentName}),
+		opts:     opts,
+		recorder: opts.Recorder,
+		expect:   newExpectations(time.Minute),
+	}
+	if c.recorder == nil {
+		c.broadcaster = record.NewBroadcaster()
+		c.recorder = c.broadcaster.NewRecorder(mcfgscheme.Scheme, corev1.EventSource{Component: ComponentName})
+	}
+	_, _ = poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.enqueuePool(obj) },
+		UpdateFunc: func(_, obj any) { c.enqueuePool(obj) },
+		DeleteFunc: func(obj any) { c.enqueuePool(obj) },
+	})
+	_, _ = nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { c.enqueueNode(obj) },
+		UpdateFunc: func(old, cur any) {
+			o, n := old.(*corev1.Node), cur.(*corev1.Node)
+			if reflect.DeepEqual(ViewOfNode(o), ViewOfNode(n)) {
+				return // a heartbeat, nothing the planner reads
+			}
+			c.enqueueNode(o)
+			c.enqueueNode(n)
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if n, ok := obj.(*corev1.Node); ok {
+				c.expect.forget(n.Name)
+			}
+			c.enqueueNode(obj)
+		},
+	})
+	return c
+}
+
+func (c *Controller) enqueuePool(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+func (c *Controller) enqueueNode(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	pools, err := c.pools.List(labels.Everything())
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	p, err := PrimaryPool(pools, n)
+	if err != nil {
+		klog.ErrorS(err, "Cannot tell the node's pool", "node", n.Name)
+		return
+	}
+	if p != nil {
+		c.queue.Add(p.Name)
+	}
+}
+
+// Run waits for the caches and runs workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrashWithContext(ctx)
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx).WithValues("controller", "node")
+	ctx = klog.NewContext(ctx, logger)
+	if c.broadcaster != nil {
+		c.broadcaster.StartStructuredLogging(4)
+		c.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
+		defer c.broadcaster.Shutdown()
+	}
+	if !cache.WaitForNamedCacheSync("node", ctx.Done(), c.synced...) {
+		return fmt.Errorf("node controller: informer caches did not sync: %w", ctx.Err())
+	}
+	logger.Info("Starting node controller", "workers", workers, "etcdOrdering", c.opts.Etcd != nil)
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+	logger.Info("Stopping node controller")
+	return nil
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.next(ctx) {
+	}
+}
+
+func (c *Controller) next(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	requeue, err := c.Sync(ctx, key)
+	switch {
+	case err != nil:
+		klog.FromContext(ctx).Error(err, "Syncing pool failed", "pool", key)
+		c.queue.AddRateLimited(key)
+	case requeue > 0:
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, requeue)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// Sync plans one pool and applies the plan. It returns when to look again
+// (0: on the next event only).
+func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, error) {
+	logger := klog.FromContext(ctx).WithValues("pool", name)
+	pool, err := c.pools.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.forgetPoolMetrics(name)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	nodes, err := c.nodesOf(pool)
+	if err != nil {
+		return 0, err
+	}
+	now := c.opts.Now()
+	pv := ViewOfPool(pool)
+	views := make([]NodeView, 0, len(nodes))
+	for _, n := range nodes {
+		n = n.DeepCopy()
+		n.Annotations = c.expect.overlay(n.Name, n.Annotations, now)
+		views = append(views, ViewOfNode(n))
+	}
+	facts := Facts{Now: now, Gates: c.opts.Gates}
+	if c.opts.Etcd != nil && pv.Target != "" && c.mayHoldMembers(pv, views) {
+		facts.Etcd = c.opts.Etcd.Facts(ctx)
+		c.rememberMembers(facts.Etcd)
+	}
+	r := Plan(pv, views, facts)
+	if r.Status == nil {
+		return 0, nil // not rendered yet; the render controller's update requeues us
+	}
+	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
+		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
+
+	requeue := time.Duration(0)
+	if !pv.Paused && (r.Status.UpdatedMachineCount != r.Status.MachineCount || len(r.Holds) > 0) {
+		requeue = c.opts.Resync
+	}
+	if m := r.MoveLeader; m != nil {
+		// Plan again at once: the next plan takes a fresh snapshot, and
+		// grants the old leader only if it shows the move. A failed move is
+		// retried on the resync.
+		requeue = 10 * time.Millisecond
+		if err := c.moveLeader(ctx, pool, *m); err != nil {
+			logger.Error(err, "Moving etcd leadership failed", "from", m.From, "to", m.To)
+			requeue = c.opts.Resync
+		}
+	}
+	for _, a := range r.Stage {
+		if err := c.annotate(ctx, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
+			return 0, err
+		}
+	}
+	for _, a := range r.Grant {
+		logger.Info("Granting disruption", "node", a.Node, "config", a.Config)
+		if err := c.annotate(ctx, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
+			return 0, err
+		}
+	}
+	for _, e := range r.Events {
+		if e.Reason == EventMoveEtcdLeader {
+			continue // recorded by moveLeader with its outcome
+		}
+		c.recorder.Event(pool, e.Type, e.Reason, e.Message)
+	}
+	c.record(pool, views, r, now)
+	if !equality.Semantic.DeepEqual(pool.Status, *r.Status) {
+		p := pool.DeepCopy()
+		p.Status = *r.Status
+		if _, err := c.mco.MachineconfigurationV1().MachineConfigPools().UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			return 0, fmt.Errorf("updating status of pool %s: %w", pool.Name, err)
+		}
+		if pool.Status.Configuration.Name != p.Status.Configuration.Name {
+			c.recorder.Eventf(pool, corev1.EventTypeNormal, "Completed", "Pool %s has completed update to MachineConfig %s",
+				pool.Name, p.Status.Configuration.Name)
+		}
+	}
+	return requeue, nil
+}
+
+// mayHoldMembers reports whether the pool needs etcd facts: the control
+// plane does, and so does any pool with a node named like a known member (or
+// any pool while the members are not known yet).
+func (c *Controller) mayHoldMembers(pv PoolView, views []NodeView) bool {
+	if pv.ControlPlane {
+		return true
+	}
+	c.membersMu.Lock()
+	defer c.membersMu.Unlock()
+	if c.members == nil {
+		return true
+	}
+	for _, v := range views {
+		if c.members[v.Name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Controller) rememberMembers(f EtcdFacts) {
+	if f.Err() != nil {
+		return
+	}
+	m := map[string]bool{}
+	for _, name := range f.Members() {
+		m[name] = true
+	}
+	c.membersMu.Lock()
+	c.members = m
+	c.membersMu.Unlock()
+}
+
+func (c *Controller) moveLeader(ctx context.Context, pool *mcfgv1.MachineConfigPool, m LeaderMove) error {
+	mctx, cancel := context.WithTimeout(ctx, c.opts.MoveLeaderTimeout)
+	defer cancel()
+	err := c.opts.Etcd.MoveLeader(mctx, m.To)
+	result := "ok"
+	if err != nil {
+		result = "error"
+		c.recorder.Eventf(pool, corev1.EventTypeWarning, "MoveEtcdLeaderFailed",
+			"Moving etcd leadership from %s to %s failed: %v", m.From, m.To, err)
+	} else {
+		c.recorder.Eventf(pool, corev1.EventTypeNormal, EventMoveEtcdLeader,
+			"Moved etcd leadership from %s to %s before updating %s", m.From, m.To, m.From)
+	}
+	if c.opts.Metrics != nil {
+		c.opts.Metrics.LeaderMoves.WithLabelValues(pool.Name, result).Inc()
+	}
+	return err
+}
+
+// annotate sets one annotation with a merge patch and expects to see it.
+func (c *Controller) annotate(ctx context.Context, node, key, value string, now time.Time) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return err
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			c.expect.forget(node)
+			return nil // the node vanished; the delete event re-plans
+		}
+		return fmt.Errorf("setting %s=%s on node %s: %w", key, value, node, err)
+	}
+	c.expect.expect(node, key, value, now)
+	return nil
+}
+
+// nodesOf lists the nodes whose primary pool is pool.
+func (c *Controller) nodesOf(pool *mcfgv1.MachineConfigPool) ([]*corev1.Node, error) {
+	sel := pool.Spec.NodeSelector
+	if sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
+		return nil, nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: invalid nodeSelector: %w", pool.Name, err)
+	}
+	candidates, err := c.nodes.List(selector)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := c.pools.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	var out []*corev1.Node
+	for _, n := range candidates {
+		p, err := PrimaryPool(pools, n)
+		if err != nil {
+			klog.ErrorS(err, "Skipping node", "node", n.Name)
+			continue
+		}
+		if p != nil && p.Name == pool.Name {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// record updates the metrics for one plan.
+func (c *Controller) record(pool *mcfgv1.MachineConfigPool, views []NodeView, r Result, now time.Time) {
+	m := c.opts.Metrics
+	if m == nil {
+		return
+	}
+	m.Grants.WithLabelValues(pool.Name).Add(float64(len(r.Grant)))
+	m.StageGrants.WithLabelValues(pool.Name).Add(float64(len(r.Stage)))
+	after := withGrants(views, r.Grant)
+	counts := map[Phase]int{}
+	for _, v := range after {
+		counts[PhaseOf(v, pool.Spec.Configuration.Name)]++
+	}
+	for _, p := range Phases {
+		m.NodesByPhase.WithLabelValues(pool.Name, string(p)).Set(float64(counts[p]))
+	}
+	m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool.Name})
+	held := map[HoldReason]int{}
+	for _, h := range r.Holds {
+		held[h.Reason]++
+	}
+	for reason, n := range held {
+		m.HeldNodes.WithLabelValues(pool.Name, string(reason)).Set(float64(n))
+	}
+	m.PoolUpdatingSeconds.WithLabelValues(pool.Name).Set(UpdatingFor(*r.Status, now).Seconds())
+	if d, ok := UpdateFinished(pool.Status, *r.Status, now); ok {
+		m.PoolUpdateDuration.WithLabelValues(pool.Name).Observe(d.Seconds())
+	}
+}
+
+func (c *Controller) forgetPoolMetrics(pool string) {
+	if m := c.opts.Metrics; m != nil {
+		m.NodesByPhase.DeletePartialMatch(map[string]string{"pool": pool})
+		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})
+		m.PoolUpdatingSeconds.DeletePartialMatch(map[string]string{"pool": pool})
+	}
+}

@@ -1,0 +1,235 @@
+package node
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Plan decides, for one pool, which nodes may stage the pool's target config,
+// which nodes may disrupt for it, whether etcd leadership must move first,
+// and what the pool status says. It is pure: same inputs, same Result.
+//
+// Rules, in order:
+//   - A pool without a target config is left alone (the render controller
+//     has not rendered it yet).
+//   - A paused pool gets no stage and no grant; only its status is computed.
+//   - Stage wave: stageConfig goes to nodes that need the target, bounded by
+//     the pool's stage concurrency (default: all).
+//   - Grants: desiredConfig goes to at most maxUnavailable nodes (MCO
+//     rounding, at least 1); nodes already unavailable, and nodes failing on
+//     the target, use up that capacity, like the MCO's getAllCandidateMachines.
+//     Staged nodes go first, then the MCO's zone-then-age order.
+//   - Control plane (etcd ordering on): nothing is granted while etcd is
+//     unreachable or a member is unhealthy; never more members down than
+//     quorum allows; the leader's node is granted last, only after every
+//     follower is updated and after leadership moved to an updated, healthy
+//     member (a MoveLeader in the Result, and a later plan).
+//   - Disruption gates may veto single nodes.
+func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
+	var r Result
+	if pool.Target == "" {
+		return r
+	}
+	maxUnavail, maxErr := MaxUnavailable(pool.MaxUnavailable, len(nodes))
+	r.MaxUnavailable = maxUnavail
+	for _, n := range nodes {
+		if n.unavailable() {
+			r.Unavailable++
+		}
+	}
+	if !pool.Paused {
+		order := newEtcdOrder(pool, nodes, facts.Etcd)
+		if maxErr != nil {
+			for _, n := range nodes {
+				if n.Desired != pool.Target {
+					r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldInvalidMaxUnavail, Message: maxErr.Error()})
+				}
+			}
+		} else {
+			planGrants(&r, pool, nodes, order, facts.Gates)
+		}
+		planStages(&r, pool, withGrants(nodes, r.Grant), order)
+	}
+	status := computeStatus(pool, nodes, r.Holds, facts.Now)
+	r.Events = append(r.Events, heldEvents(pool.Status, status)...)
+	r.Status = &status
+	return r
+}
+
+// withGrants returns nodes as they will be once grants are applied: a
+// granted node stages on its grant and needs no stageConfig.
+func withGrants(nodes []NodeView, grants []Assignment) []NodeView {
+	if len(grants) == 0 {
+		return nodes
+	}
+	out := slices.Clone(nodes)
+	for _, g := range grants {
+		for i := range out {
+			if out[i].Name == g.Node {
+				out[i].Desired = g.Config
+			}
+		}
+	}
+	return out
+}
+
+// planStages is the stage wave: stage is not disruptive, so it runs ahead of
+// grants, even while etcd holds grants back.
+func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
+	limit, err := StageConcurrency(pool.StageConcurrency, len(nodes))
+	if err != nil {
+		r.Events = append(r.Events, warning(EventInvalidSetting, err.Error()+"; staging all nodes at once"))
+		limit = len(nodes)
+	}
+	staging := 0
+	var want []NodeView
+	for _, n := range nodes {
+		if n.Current == pool.Target || n.Staged == pool.Target {
+			continue
+		}
+		if n.Stage == pool.Target || n.Desired == pool.Target {
+			// Staging already, on a stage or a grant; a failed daemon does
+			// not occupy a slot.
+			if !n.failingState() {
+				staging++
+			}
+			continue
+		}
+		want = append(want, n)
+	}
+	sortCandidates(want, pool.Target, leaderOf(order))
+	var names []string
+	for _, n := range want {
+		if staging >= limit {
+			break
+		}
+		r.Stage = append(r.Stage, Assignment{Node: n.Name, Config: pool.Target})
+		names = append(names, n.Name)
+		staging++
+	}
+	if len(names) > 0 {
+		r.Events = append(r.Events, normal(EventSetStageConfig,
+			fmt.Sprintf("Allowed %s to stage MachineConfig %s", nodeList(names), pool.Target)))
+	}
+}
+
+// planGrants hands out desiredConfig.
+func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gates []DisruptionGate) {
+	// The MCO's getAllCandidateMachines: unavailable nodes use capacity, and
+	// so do nodes failing on the target (if the failure clears, they would
+	// update at once).
+	capacity := r.MaxUnavailable - r.Unavailable
+	var candidates []NodeView
+	for _, n := range nodes {
+		if n.Desired == pool.Target {
+			if n.failing() {
+				capacity--
+			}
+			continue
+		}
+		candidates = append(candidates, n)
+	}
+	capacity = max(capacity, 0)
+	r.Capacity = capacity
+	sortCandidates(candidates, pool.Target, leaderOf(order))
+
+	budget := order.budget
+	var granted []string
+	for _, n := range candidates {
+		hold := func(reason HoldReason, msg string) {
+			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: reason, Message: msg})
+		}
+		if capacity == 0 {
+			hold(HoldMaxUnavailable, fmt.Sprintf("maxUnavailable %d reached: %d nodes unavailable, %d granted now",
+				r.MaxUnavailable, r.Unavailable, len(granted)))
+			continue
+		}
+		if order.active {
+			if order.block != "" {
+				hold(order.block, order.blockMsg)
+				continue
+			}
+			if order.members[n.Name] {
+				if budget <= 0 {
+					hold(HoldEtcdQuorum, "another etcd member is being updated; one at a time keeps quorum")
+					continue
+				}
+				if n.Name == order.leader {
+					if !planLeader(r, pool, nodes, order, hold) {
+						continue
+					}
+				}
+			}
+		}
+		if vetoed := vetoOf(gates, pool, n); vetoed != "" {
+			hold(HoldGate, vetoed)
+			continue
+		}
+		r.Grant = append(r.Grant, Assignment{Node: n.Name, Config: pool.Target})
+		granted = append(granted, n.Name)
+		capacity--
+		if order.members[n.Name] {
+			budget--
+		}
+	}
+	switch len(granted) {
+	case 0:
+	case 1:
+		r.Events = append(r.Events, normal(EventSetDesiredConfig,
+			fmt.Sprintf("Targeted node %s to MachineConfig %s", granted[0], pool.Target)))
+	default:
+		r.Events = append(r.Events, normal(EventSetDesiredConfig,
+			fmt.Sprintf("Set target for %d nodes to MachineConfig %s: %s", len(granted), pool.Target, nodeList(granted))))
+	}
+}
+
+// planLeader decides for the etcd leader's node. It returns true when the
+// node may be granted now (only a single-member cluster: there is no one to
+// hand leadership to); otherwise it holds the node and, once every follower
+// is updated, asks for a MoveLeader.
+func planLeader(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, hold func(HoldReason, string)) bool {
+	if pending := order.pendingFollowers(nodes, pool.Target); len(pending) > 0 {
+		hold(HoldLeaderLast, fmt.Sprintf("etcd leader %s updates after its followers; waiting for %s",
+			order.leader, nodeList(pending)))
+		return false
+	}
+	if len(order.members) == 1 {
+		return true
+	}
+	to := order.leaderTarget(nodes, pool.Target)
+	if to == "" {
+		hold(HoldNoMoveLeaderTarget, fmt.Sprintf("no updated, healthy etcd member to move leadership from %s to", order.leader))
+		return false
+	}
+	r.MoveLeader = &LeaderMove{From: order.leader, To: to}
+	r.Events = append(r.Events, normal(EventMoveEtcdLeader,
+		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leader, to, order.leader)))
+	hold(HoldMoveLeaderPending, fmt.Sprintf("etcd leadership moves to %s first", to))
+	return false
+}
+
+func vetoOf(gates []DisruptionGate, pool PoolView, n NodeView) string {
+	for _, g := range gates {
+		if ok, why := g.MayDisrupt(pool, n); !ok {
+			return fmt.Sprintf("%s: %s", g.Name(), why)
+		}
+	}
+	return ""
+}
+
+func leaderOf(o etcdOrder) string {
+	if o.active {
+		return o.leader
+	}
+	return ""
+}
+
+// nodeList renders names for messages, eliding long lists.
+func nodeList(names []string) string {
+	const show = 5
+	if len(names) <= show {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
+}

@@ -1,0 +1,100 @@
+package node
+
+import (
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Result is every decision of one Plan.
+type Result struct {
+	// Stage lists nodes to annotate stageConfig=Config (you may stage now).
+	Stage []Assignment
+	// Grant lists nodes to annotate desiredConfig=Config (you may disrupt now).
+	Grant []Assignment
+	// MoveLeader, when set, must be carried out before anything in a later
+	// plan grants the leader's node. Plan never grants that node in the same
+	// Result; the reconciler moves leadership and plans again.
+	MoveLeader *LeaderMove
+	// Holds lists nodes that want a grant and did not get one, and why.
+	Holds []Hold
+	// Status is the pool status to report; nil leaves it alone (the pool has
+	// no target config yet).
+	Status *mcfgv1.MachineConfigPoolStatus
+	// Events to record on the pool.
+	Events []Event
+
+	// Figures for logs and metrics.
+	MaxUnavailable int // after MCO rounding, at least 1
+	Unavailable    int // nodes counting against MaxUnavailable before this plan
+	Capacity       int // grants this plan could make before ordering and safety holds
+}
+
+// Assignment sets one node annotation to a rendered config.
+type Assignment struct {
+	Node   string
+	Config string
+}
+
+// LeaderMove moves etcd leadership from the member From to the member To.
+type LeaderMove struct {
+	From string
+	To   string
+}
+
+// HoldReason says why a node that wants a grant did not get one.
+type HoldReason string
+
+// Hold reasons. Safety holds (see Safety) are reported in the pool's
+// DisruptionHeld condition; the others are the ordinary order of a rollout.
+const (
+	HoldMaxUnavailable     HoldReason = "MaxUnavailable"
+	HoldInvalidMaxUnavail  HoldReason = "InvalidMaxUnavailable"
+	HoldEtcdUnreachable    HoldReason = "EtcdUnreachable"
+	HoldEtcdUnhealthy      HoldReason = "EtcdMemberUnhealthy"
+	HoldEtcdQuorum         HoldReason = "EtcdQuorumBudget"
+	HoldLeaderLast         HoldReason = "EtcdLeaderLast"
+	HoldMoveLeaderPending  HoldReason = "EtcdMoveLeaderPending"
+	HoldNoMoveLeaderTarget HoldReason = "EtcdNoMoveLeaderTarget"
+	HoldGate               HoldReason = "DisruptionGate"
+)
+
+// Safety reports whether the hold is for safety (something is wrong) rather
+// than the ordinary order of a rollout.
+func (r HoldReason) Safety() bool {
+	switch r {
+	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate:
+		return true
+	}
+	return false
+}
+
+// Hold is one node held back.
+type Hold struct {
+	Node    string
+	Reason  HoldReason
+	Message string
+}
+
+// Event is one event to record on the pool.
+type Event struct {
+	Type    string // corev1.EventTypeNormal or corev1.EventTypeWarning
+	Reason  string
+	Message string
+}
+
+// Event reasons.
+const (
+	EventSetDesiredConfig = "SetDesiredConfig" // as the MCO names it
+	EventSetStageConfig   = "SetStageConfig"
+	EventMoveEtcdLeader   = "MoveEtcdLeader"
+	EventDisruptionHeld   = "DisruptionHeld"
+	EventDisruptionResume = "DisruptionResumed"
+	EventInvalidSetting   = "InvalidSetting"
+)
+
+func normal(reason, msg string) Event {
+	return Event{Type: corev1.EventTypeNormal, Reason: reason, Message: msg}
+}
+func warning(reason, msg string) Event {
+	return Event{Type: corev1.EventTypeWarning, Reason: reason, Message: msg}
+}

@@ -1,0 +1,148 @@
+package node
+
+import (
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+)
+
+// NodeView is what the planner knows of one node: the node protocol's
+// annotations and the scheduling facts the MCO looks at.
+type NodeView struct {
+	Name    string
+	Labels  map[string]string
+	Zone    string // topology.kubernetes.io/zone, when HasZone
+	HasZone bool
+	Created time.Time
+
+	Current string // currentConfig (daemon)
+	Desired string // desiredConfig (controller: you may disrupt)
+	Stage   string // stageConfig (controller: you may stage)
+	Staged  string // stagedConfig (daemon: staged and finalization-locked)
+	State   string // Working, Done, Degraded, Unreconcilable
+	Reason  string
+
+	// Ready is the MCO's readiness: Ready=True, DiskPressure=False and
+	// NetworkUnavailable=False (absent conditions do not count against it).
+	Ready         bool
+	Unschedulable bool
+}
+
+// done is the MCO's IsNodeDone: current == desired (both set) and state Done.
+func (n NodeView) done() bool {
+	return n.Current != "" && n.Desired != "" && n.Current == n.Desired &&
+		n.State == constants.MachineConfigDaemonStateDone
+}
+
+// schedulable is the MCO's IsNodeReady: ready and not cordoned.
+func (n NodeView) schedulable() bool { return n.Ready && !n.Unschedulable }
+
+// failingState reports a daemon in a terminal failure state.
+func (n NodeView) failingState() bool {
+	return n.State == constants.MachineConfigDaemonStateDegraded ||
+		n.State == constants.MachineConfigDaemonStateUnreconcilable
+}
+
+// failing is the MCO's IsNodeMCDFailing: an update that did not apply.
+func (n NodeView) failing() bool { return n.Current != n.Desired && n.failingState() }
+
+// unavailable is the MCO's IsUnavailableForUpdate: a node that is not ready
+// or cordoned, or whose daemon is working (or has not started) on a config
+// change. Such a node may go down, so it counts against maxUnavailable. A
+// failing daemon does not: the MCO may retarget it.
+func (n NodeView) unavailable() bool {
+	if !n.schedulable() {
+		return true
+	}
+	if n.done() {
+		return false
+	}
+	return !n.failing()
+}
+
+// degraded is the MCO's getDegradedMachines rule.
+func (n NodeView) degraded() bool { return n.Desired != "" && n.failingState() }
+
+// updated is the MCO's IsDone for a non-layered pool: done at target.
+func (n NodeView) updated(target string) bool { return n.done() && n.Desired == target }
+
+// PoolView is what the planner knows of a MachineConfigPool.
+type PoolView struct {
+	Name       string
+	Generation int64
+	// Target is spec.configuration.name, the rendered config to roll out.
+	Target string
+	// Configuration is spec.configuration, copied to status when all nodes are updated.
+	Configuration  mcfgv1.MachineConfigPoolStatusConfiguration
+	Paused         bool
+	MaxUnavailable *intstr.IntOrString // nil: 1, like the MCO
+	// StageConcurrency bounds how many nodes stage at once; nil: all.
+	StageConcurrency *intstr.IntOrString
+	// ControlPlane marks the pool whose nodes run etcd members. The pool named
+	// master is always one; a pool whose nodes are etcd members is one too.
+	ControlPlane bool
+	// Status is the pool's status as last reported; the planner keeps what it
+	// does not own (RenderDegraded, certificate expiries) and transition times.
+	Status mcfgv1.MachineConfigPoolStatus
+}
+
+// ViewOfNode extracts a NodeView from a Node.
+func ViewOfNode(n *corev1.Node) NodeView {
+	a := n.Annotations
+	zone, hasZone := n.Labels[constants.ZoneLabel]
+	return NodeView{
+		Name:          n.Name,
+		Labels:        n.Labels,
+		Zone:          zone,
+		HasZone:       hasZone,
+		Created:       n.CreationTimestamp.Time,
+		Current:       a[constants.CurrentConfigAnnotation],
+		Desired:       a[constants.DesiredConfigAnnotation],
+		Stage:         a[constants.StageConfigAnnotation],
+		Staged:        a[constants.StagedConfigAnnotation],
+		State:         a[constants.StateAnnotation],
+		Reason:        a[constants.ReasonAnnotation],
+		Ready:         nodeReady(n),
+		Unschedulable: n.Spec.Unschedulable,
+	}
+}
+
+// nodeReady checks the conditions the MCO's CheckNodeReady checks.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		switch c.Type {
+		case corev1.NodeReady:
+			if c.Status != corev1.ConditionTrue {
+				return false
+			}
+		case corev1.NodeDiskPressure, corev1.NodeNetworkUnavailable:
+			if c.Status != corev1.ConditionFalse {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ViewOfPool extracts a PoolView from a MachineConfigPool.
+func ViewOfPool(p *mcfgv1.MachineConfigPool) PoolView {
+	v := PoolView{
+		Name:           p.Name,
+		Generation:     p.Generation,
+		Target:         p.Spec.Configuration.Name,
+		Configuration:  p.Spec.Configuration,
+		Paused:         p.Spec.Paused,
+		MaxUnavailable: p.Spec.MaxUnavailable,
+		ControlPlane:   p.Name == constants.MasterPool,
+		Status:         *p.Status.DeepCopy(),
+	}
+	if s, ok := p.Annotations[constants.StageConcurrencyAnnotation]; ok && s != "" {
+		c := intstr.Parse(s)
+		v.StageConcurrency = &c
+	}
+	return v
+}

@@ -1,0 +1,93 @@
+package daemon
+
+import "fmt"
+
+// ActionKind is one step of the daemon. Each step does one thing; the loop
+// performs it and observes again.
+type ActionKind string
+
+const (
+	// ActWait: nothing to do until something observed changes.
+	ActWait ActionKind = "Wait"
+	// ActStage pulls Image and stages it finalization-locked.
+	ActStage ActionKind = "Stage"
+	// ActCleanupStaged discards a staged deployment that is not wanted.
+	ActCleanupStaged ActionKind = "CleanupStaged"
+	// ActReportStaged sets stagedConfig=Config.
+	ActReportStaged ActionKind = "ReportStaged"
+	// ActReportUnreconcilable sets state=Unreconcilable with Reason.
+	ActReportUnreconcilable ActionKind = "ReportUnreconcilable"
+	// ActReportDegraded sets state=Degraded with Reason.
+	ActReportDegraded ActionKind = "ReportDegraded"
+	// ActSetWorking sets state=Working for Config.
+	ActSetWorking ActionKind = "SetWorking"
+	// ActRequestDrain sets desiredDrain=drain-<Config>.
+	ActRequestDrain ActionKind = "RequestDrain"
+	// ActWriteFiles writes Config's files and units (backing up what they
+	// replace) and starts the record.
+	ActWriteFiles ActionKind = "WriteFiles"
+	// ActRollbackFiles restores the backups of the record and deletes it.
+	ActRollbackFiles ActionKind = "RollbackFiles"
+	// ActApplyKernelArgs sets the kernel arguments on the pending deployment.
+	ActApplyKernelArgs ActionKind = "ApplyKernelArgs"
+	// ActStopKubelet stops kubelet ahead of the reboot.
+	ActStopKubelet ActionKind = "StopKubelet"
+	// ActFinalize runs `rpm-ostree finalize-deployment Checksum` (reboots).
+	ActFinalize ActionKind = "Finalize"
+	// ActReboot reboots the host (no finalization pending).
+	ActReboot ActionKind = "Reboot"
+	// ActServeRebootRequest starts serving rebootRequest Token: records it,
+	// stops kubelet and reboots.
+	ActServeRebootRequest ActionKind = "ServeRebootRequest"
+	// ActVerify checks, after the reboot, the booted OS and the files.
+	ActVerify ActionKind = "Verify"
+	// ActRequestUncordon sets desiredDrain=uncordon-<Config>.
+	ActRequestUncordon ActionKind = "RequestUncordon"
+	// ActSetDone sets currentConfig=Config, state=Done (and lastReboot=Token).
+	ActSetDone ActionKind = "SetDone"
+	// ActAckReboot sets lastReboot=Token.
+	ActAckReboot ActionKind = "AckReboot"
+	// ActClearRecord deletes the record and its backups.
+	ActClearRecord ActionKind = "ClearRecord"
+)
+
+// Action is the next step and its arguments.
+type Action struct {
+	Kind ActionKind
+	// Config is the rendered MachineConfig the step is for; From the one the
+	// node runs (for file diffs and kernel argument changes).
+	Config string
+	From   string
+	// Image is the OS image to stage; Checksum the deployment to finalize.
+	Image    string
+	Checksum string
+	// KernelArgsAppend and KernelArgsDelete for ActApplyKernelArgs.
+	KernelArgsAppend []string
+	KernelArgsDelete []string
+	// OSChange for ActWriteFiles: the update boots a new OS.
+	OSChange bool
+	// Reason explains a Wait, an Unreconcilable or a Degraded report.
+	Reason string
+	// Token is the rebootRequest being served or acknowledged.
+	Token string
+}
+
+func (a Action) String() string {
+	s := string(a.Kind)
+	if a.Config != "" {
+		s += " " + a.Config
+	}
+	if a.Image != "" {
+		s += " image=" + a.Image
+	}
+	if a.Checksum != "" {
+		s += " checksum=" + a.Checksum
+	}
+	if a.Token != "" {
+		s += " token=" + a.Token
+	}
+	if a.Reason != "" {
+		s += fmt.Sprintf(" (%s)", a.Reason)
+	}
+	return s
+}

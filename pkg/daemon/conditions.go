@@ -1,0 +1,157 @@
+package daemon
+
+import (
+	"fmt"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AllConditionTypes are the MachineConfigNode conditions the daemon keeps,
+// as the MCO does; a fresh MachineConfigNode gets all of them (False,
+// NotYetOccurred). ImagePulledFromRegistry carries the stage progress.
+var AllConditionTypes = []mcfgv1.StateProgress{
+	mcfgv1.MachineConfigNodeUpdatePrepared,
+	mcfgv1.MachineConfigNodeUpdateExecuted,
+	mcfgv1.MachineConfigNodeUpdatePostActionComplete,
+	mcfgv1.MachineConfigNodeUpdateComplete,
+	mcfgv1.MachineConfigNodeResumed,
+	mcfgv1.MachineConfigNodeUpdateDrained,
+	mcfgv1.MachineConfigNodeUpdateFilesAndOS,
+	mcfgv1.MachineConfigNodeImagePulledFromRegistry,
+	mcfgv1.MachineConfigNodeUpdateCordoned,
+	mcfgv1.MachineConfigNodeUpdateRebooted,
+	mcfgv1.MachineConfigNodeUpdated,
+	mcfgv1.MachineConfigNodeUpdateUncordoned,
+	mcfgv1.MachineConfigNodeNodeDegraded,
+}
+
+// progressTypes are reset to False once an update is complete (the MCO
+// keeps "Updated" as the only true progress condition between updates).
+var progressTypes = map[mcfgv1.StateProgress]bool{
+	mcfgv1.MachineConfigNodeUpdatePrepared:           true,
+	mcfgv1.MachineConfigNodeUpdateExecuted:           true,
+	mcfgv1.MachineConfigNodeUpdatePostActionComplete: true,
+	mcfgv1.MachineConfigNodeUpdateComplete:           true,
+	mcfgv1.MachineConfigNodeResumed:                  true,
+	mcfgv1.MachineConfigNodeUpdateDrained:            true,
+	mcfgv1.MachineConfigNodeUpdateFilesAndOS:         true,
+	mcfgv1.MachineConfigNodeUpdateCordoned:           true,
+	mcfgv1.MachineConfigNodeUpdateRebooted:           true,
+	mcfgv1.MachineConfigNodeUpdateUncordoned:         true,
+}
+
+// IsProgressCondition tells whether t is reset to False when Updated turns True.
+func IsProgressCondition(t string) bool { return progressTypes[mcfgv1.StateProgress(t)] }
+
+func cond(t mcfgv1.StateProgress, s metav1.ConditionStatus, reason, format string, args ...any) metav1.Condition {
+	return metav1.Condition{Type: string(t), Status: s, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// ConditionsBefore returns the MachineConfigNode conditions to set when the
+// daemon starts action a (the "in progress" view).
+func ConditionsBefore(a Action) []metav1.Condition {
+	switch a.Kind {
+	case ActStage:
+		return []metav1.Condition{cond(mcfgv1.MachineConfigNodeImagePulledFromRegistry, metav1.ConditionUnknown, "Staging",
+			"Staging %s for %s, finalization-locked", a.Image, a.Config)}
+	case ActWriteFiles:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateFilesAndOS),
+				"Updating the files and OS on disk as a part of the in progress phase"),
+			cond(mcfgv1.MachineConfigNodeUpdateFilesAndOS, metav1.ConditionUnknown, "UpdateExecutedAppliedFilesAndOS",
+				"Applying files of %s; OS will %sneed an update", a.Config, map[bool]string{true: "", false: "not "}[a.OSChange]),
+		}
+	case ActFinalize, ActReboot, ActServeRebootRequest:
+		what := "to finalize " + a.Config
+		if a.Kind == ActServeRebootRequest {
+			what = "for reboot request " + a.Token
+		}
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdatePostActionComplete, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateRebooted), "Rebooting %s", what),
+			cond(mcfgv1.MachineConfigNodeUpdateRebooted, metav1.ConditionUnknown, "UpdatePostActionCompleteRebootedNode", "Rebooting %s", what),
+		}
+	}
+	return nil
+}
+
+// ConditionsAfter returns the MachineConfigNode conditions to set after
+// action a succeeded; detail adds what the action learned (stage size...).
+func ConditionsAfter(a Action, detail string) []metav1.Condition {
+	switch a.Kind {
+	case ActStage:
+		return []metav1.Condition{cond(mcfgv1.MachineConfigNodeImagePulledFromRegistry, metav1.ConditionTrue, "Staged",
+			"Staged %s for %s, finalization-locked%s", a.Image, a.Config, detail)}
+	case ActCleanupStaged:
+		return []metav1.Condition{cond(mcfgv1.MachineConfigNodeImagePulledFromRegistry, metav1.ConditionFalse, "StagedDeploymentDiscarded",
+			"Discarded the staged deployment: %s", a.Reason)}
+	case ActReportUnreconcilable:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdatePrepared, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdatePrepared),
+				"Update Failed compatibility validation: %s", a.Reason),
+			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionTrue, "Unreconcilable", "%s", a.Reason),
+		}
+	case ActReportDegraded:
+		return []metav1.Condition{cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionTrue, "Degraded", "%s", a.Reason)}
+	case ActSetWorking:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdatePrepared, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdatePrepared),
+				"Update Compatible: %s to %s; OS staged ahead of the disruption. Drain Required: true", orNone(a.From), a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionFalse, string(mcfgv1.MachineConfigNodeUpdated), "Updating to %s", a.Config),
+			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionFalse, "NodeNotDegraded", "Updating to %s", a.Config),
+		}
+	case ActRequestDrain:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateDrained), "Draining node"),
+			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionUnknown, "UpdateExecutedCordoned", "Cordon requested (%s)", a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionUnknown, "UpdateExecutedDrained", "Drain requested (drain-%s)", a.Config),
+		}
+	case ActWriteFiles:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, "UpdateExecutedCordoned", "Cordoned node"),
+			cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionTrue, "UpdateExecutedDrained", "Drained node"),
+			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateExecuted),
+				"Files and units of %s written, OS staged; reboot pending", a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdateFilesAndOS, metav1.ConditionTrue, "UpdateExecutedAppliedFilesAndOS",
+				"Applied files and units of %s%s", a.Config, detail),
+		}
+	case ActRollbackFiles:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionUnknown, "RolledBack", "Update restarts: %s", a.Reason),
+			cond(mcfgv1.MachineConfigNodeUpdateFilesAndOS, metav1.ConditionFalse, "RolledBack",
+				"Restored the files from before the update: %s", a.Reason),
+		}
+	case ActVerify:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdatePostActionComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdatePostActionComplete),
+				"Rebooted into %s%s", a.Config, detail),
+			cond(mcfgv1.MachineConfigNodeUpdateRebooted, metav1.ConditionTrue, "UpdatePostActionCompleteRebootedNode", "Node rebooted; booted OS and files verified"),
+		}
+	case ActRequestUncordon:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateComplete, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateUncordoned), "Uncordoning node"),
+			cond(mcfgv1.MachineConfigNodeUpdateUncordoned, metav1.ConditionUnknown, "UpdateCompleteUncordoned", "Uncordon requested (uncordon-%s)", a.Config),
+		}
+	case ActSetDone:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateUncordoned, metav1.ConditionTrue, "UpdateCompleteUncordoned", "Node uncordoned"),
+			cond(mcfgv1.MachineConfigNodeUpdateComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateComplete), "Node runs %s", a.Config),
+			cond(mcfgv1.MachineConfigNodeResumed, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeResumed), "Node resumed normal operation"),
+			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionFalse, "NodeNotDegraded", "Node runs %s", a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdated),
+				"Node Machine Config updated to %s", a.Config),
+		}
+	case ActAckReboot:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdateRebooted, metav1.ConditionTrue, "UpdatePostActionCompleteRebootedNode", "Rebooted for request %s", a.Token),
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

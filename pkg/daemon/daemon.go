@@ -1,0 +1,238 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/daemon/files"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+// Cluster is the daemon's view of the apiserver (pkg/daemon/kube).
+type Cluster interface {
+	// Node reads the node from the apiserver (not from a cache).
+	Node(ctx context.Context) (*corev1.Node, error)
+	// SetAnnotations sets and removes node annotations in one patch.
+	SetAnnotations(ctx context.Context, set map[string]string, remove []string) error
+	// MachineConfig returns the named MachineConfig, nil when it does not exist.
+	MachineConfig(ctx context.Context, name string) (*mcfgv1.MachineConfig, error)
+	// ReportConditions updates the node's MachineConfigNode status.
+	ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error
+}
+
+// StageProgress is a staging progress report.
+type StageProgress struct {
+	Percent int
+	Message string
+}
+
+// StageResult describes a finished stage.
+type StageResult struct {
+	Checksum string
+	// BytesWritten to the sysroot (0 when unknown).
+	BytesWritten int64
+}
+
+// OS is rpm-ostree as the daemon uses it (pkg/daemon/osupdate wraps pkg/ostree).
+type OS interface {
+	Status(ctx context.Context) (OSState, error)
+	// Stage pulls image and stages it finalization-locked, under the I/O
+	// policy named ioPolicy ("" for the daemon's default). progress may be
+	// called while it runs.
+	Stage(ctx context.Context, image, ioPolicy string, progress func(StageProgress)) (StageResult, error)
+	// Finalize unlocks the staged deployment checksum and reboots into it.
+	Finalize(ctx context.Context, checksum string) error
+	// CleanupStaged discards a staged deployment.
+	CleanupStaged(ctx context.Context) error
+	// SetKernelArgs changes the kernel arguments of the pending deployment.
+	SetKernelArgs(ctx context.Context, add, del []string) error
+}
+
+// Host performs host actions (pkg/daemon/host).
+type Host interface {
+	StopKubelet(ctx context.Context) error
+	Reboot(ctx context.Context, reason string) error
+}
+
+// Hook is called before each step the daemon performs (point is the
+// action kind) and at a few points inside steps ("WriteFiles.mid"). Tests
+// use it to crash the daemon at every transition; nil in production.
+type Hook func(ctx context.Context, point string) error
+
+// Options configure a Daemon.
+type Options struct {
+	NodeName string
+	// Root prefixes every path the daemon writes ("/" on a real node).
+	Root string
+	// BootIDFile identifies the running boot (/proc/sys/kernel/random/boot_id).
+	BootIDFile string
+	Cluster    Cluster
+	OS         OS
+	Host       Host
+	Metrics    *metrics.Daemon
+	Hook       Hook
+	// Wake signals that the node may have changed (a watch); Resync is the
+	// longest the daemon waits without a signal.
+	Wake   <-chan struct{}
+	Resync time.Duration
+	// MaxBackoff caps the wait after a failed step.
+	MaxBackoff time.Duration
+	// RebootWait is how long the daemon waits for the machine to go down
+	// after asking for a reboot before it observes (and asks) again.
+	RebootWait time.Duration
+}
+
+// Daemon is the machine-config-daemon's loop: observe, decide with Next,
+// perform one action, repeat. It keeps no decision in memory.
+type Daemon struct {
+	opts   Options
+	store  Store
+	writer *files.Writer
+}
+
+// New returns a Daemon.
+func New(o Options) (*Daemon, error) {
+	if o.NodeName == "" || o.Cluster == nil || o.OS == nil || o.Host == nil {
+		return nil, fmt.Errorf("daemon: node name, cluster, OS and host are required")
+	}
+	if o.Root == "" {
+		o.Root = "/"
+	}
+	if o.BootIDFile == "" {
+		o.BootIDFile = "/proc/sys/kernel/random/boot_id"
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.NewDaemon(nil)
+	}
+	if o.Resync <= 0 {
+		o.Resync = time.Minute
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Minute
+	}
+	if o.RebootWait <= 0 {
+		o.RebootWait = 2 * time.Minute
+	}
+	st := NewStore(o.Root)
+	return &Daemon{opts: o, store: st, writer: &files.Writer{Root: o.Root, BackupDir: st.BackupDir()}}, nil
+}
+
+// Run loops until ctx ends.
+func (d *Daemon) Run(ctx context.Context) error {
+	log := klog.FromContext(ctx).WithValues("node", d.opts.NodeName)
+	ctx = klog.NewContext(ctx, log)
+	// A kill -9 may have left a temporary file of the record or timeline.
+	if err := files.RemoveStaleTemps(d.store.Dir); err != nil {
+		log.Error(err, "removing stale temporary files", "dir", d.store.Dir)
+	}
+	backoff := time.Duration(0)
+	lastWait := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil
+		}
+		a, err := d.Step(ctx)
+		switch {
+		case err != nil:
+			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
+			log.Error(err, "step failed", "action", a.String(), "retryIn", backoff)
+			d.sleep(ctx, backoff, false)
+		case a.Kind == ActWait:
+			backoff = 0
+			if a.Reason != lastWait {
+				log.Info("waiting", "reason", a.Reason)
+				lastWait = a.Reason
+			}
+			d.sleep(ctx, d.opts.Resync, true)
+		case a.Kind == ActFinalize || a.Kind == ActReboot || a.Kind == ActServeRebootRequest:
+			backoff, lastWait = 0, ""
+			log.Info("reboot requested; waiting for the machine to go down", "action", a.String())
+			d.sleep(ctx, d.opts.RebootWait, false)
+		default:
+			backoff, lastWait = 0, ""
+		}
+	}
+}
+
+func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) {
+	t := time.NewTimer(dur)
+	defer t.Stop()
+	var wake <-chan struct{}
+	if wakeable {
+		wake = d.opts.Wake
+	}
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	case <-wake:
+	}
+}
+
+// Step observes, decides and performs one action. A failed action is
+// reported as Degraded with its error as the reason.
+func (d *Daemon) Step(ctx context.Context) (Action, error) {
+	ob, err := d.observe(ctx)
+	if err != nil {
+		return Action{Kind: ActWait}, fmt.Errorf("observing: %w", err)
+	}
+	a := Next(ob.Observed)
+	if a.Kind == ActWait {
+		return a, nil
+	}
+	log := klog.FromContext(ctx)
+	log.Info("step", "action", a.String())
+	if d.opts.Hook != nil {
+		if err := d.opts.Hook(ctx, string(a.Kind)); err != nil {
+			return a, fmt.Errorf("hook: %w", err)
+		}
+	}
+	d.opts.Metrics.Actions.WithLabelValues(string(a.Kind)).Inc()
+	if err := d.perform(ctx, ob, a); err != nil {
+		d.opts.Metrics.Failures.WithLabelValues(string(a.Kind)).Inc()
+		d.reportFailure(ctx, ob, a, err)
+		return a, err
+	}
+	return a, nil
+}
+
+// reportFailure shows a failed step on the node (state=Degraded, reason)
+// and its MachineConfigNode, best effort.
+func (d *Daemon) reportFailure(ctx context.Context, ob *observation, a Action, err error) {
+	reason := fmt.Sprintf("%s failed: %v", a.Kind, err)
+	if len(reason) > 1024 {
+		reason = reason[:1024] + "..."
+	}
+	log := klog.FromContext(ctx)
+	if perr := d.setState(ctx, "Degraded", reason); perr != nil {
+		log.Error(perr, "reporting Degraded")
+	}
+	cd := ConditionsAfter(Action{Kind: ActReportDegraded, Reason: reason}, "")
+	if node, gerr := d.opts.Cluster.Node(ctx); gerr == nil {
+		if cerr := d.opts.Cluster.ReportConditions(ctx, node, cd); cerr != nil {
+			log.Error(cerr, "reporting MachineConfigNode conditions")
+		}
+	} else if ob != nil {
+		_ = d.opts.Cluster.ReportConditions(ctx, ob.node, cd)
+	}
+}
+
+// conditions updates the MachineConfigNode (best effort: the annotations
+// are the protocol, the conditions are for people and dashboards).
+func (d *Daemon) conditions(ctx context.Context, conds []metav1.Condition) {
+	if len(conds) == 0 {
+		return
+	}
+	node, err := d.opts.Cluster.Node(ctx)
+	if err == nil {
+		err = d.opts.Cluster.ReportConditions(ctx, node, conds)
+	}
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "updating MachineConfigNode conditions")
+	}
+}

@@ -1,0 +1,234 @@
+// Package kube is the daemon's adapter to the apiserver: the node's
+// annotations, the rendered MachineConfigs and the MachineConfigNode status.
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+)
+
+// NotYetSet is the MachineConfigNode's desired config before one is known
+// (the MCO's placeholder).
+const NotYetSet = "not-yet-set"
+
+// Client talks to the apiserver for one node.
+type Client struct {
+	Kube     kubernetes.Interface
+	MCO      mcfgclientset.Interface
+	NodeName string
+	// AllConditionTypes are created (False, NotYetOccurred) on a new
+	// MachineConfigNode; IsProgress marks those reset when Updated turns True.
+	AllConditionTypes []mcfgv1.StateProgress
+	IsProgress        func(conditionType string) bool
+}
+
+// Node reads the node from the apiserver (not a cache: the daemon must see
+// its own last write before deciding again).
+func (c *Client) Node(ctx context.Context) (*corev1.Node, error) {
+	n, err := c.Kube.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("getting node %s: %w", c.NodeName, err)
+	}
+	return n, nil
+}
+
+// SetAnnotations sets and removes node annotations in one merge patch.
+func (c *Client) SetAnnotations(ctx context.Context, set map[string]string, remove []string) error {
+	ann := map[string]any{}
+	for k, v := range set {
+		ann[k] = v
+	}
+	for _, k := range remove {
+		ann[k] = nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	if err != nil {
+		return err
+	}
+	if _, err := c.Kube.CoreV1().Nodes().Patch(ctx, c.NodeName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("patching annotations of node %s: %w", c.NodeName, err)
+	}
+	return nil
+}
+
+// MachineConfig returns the named MachineConfig, or nil when it does not exist.
+func (c *Client) MachineConfig(ctx context.Context, name string) (*mcfgv1.MachineConfig, error) {
+	mc, err := c.MCO.MachineconfigurationV1().MachineConfigs().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting MachineConfig %s: %w", name, err)
+	}
+	return mc, nil
+}
+
+// ReportConditions sets conditions on the node's MachineConfigNode (created
+// when missing) and its config versions from the node's annotations.
+func (c *Client) ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mcn, err := c.ensureMCN(ctx, node)
+		if err != nil {
+			return err
+		}
+		updated := false
+		for _, cd := range conds {
+			if cd.Type == string(mcfgv1.MachineConfigNodeUpdated) && cd.Status == metav1.ConditionTrue {
+				updated = true
+			}
+		}
+		for _, cd := range conds {
+			meta.SetStatusCondition(&mcn.Status.Conditions, cd)
+		}
+		if updated && c.IsProgress != nil {
+			// As the MCO: once Updated, the progress conditions of the finished
+			// update turn False and say what they did.
+			for i := range mcn.Status.Conditions {
+				cd := &mcn.Status.Conditions[i]
+				if c.IsProgress(cd.Type) && cd.Status != metav1.ConditionFalse {
+					cd.Status = metav1.ConditionFalse
+					cd.LastTransitionTime = metav1.Now()
+					cd.Message = fmt.Sprintf("Action during update to %s: %s", node.Annotations[constants.DesiredConfigAnnotation], cd.Message)
+				}
+			}
+		}
+		desired := node.Annotations[constants.DesiredConfigAnnotation]
+		if desired == "" {
+			desired = NotYetSet
+		}
+		mcn.Status.ConfigVersion = &mcfgv1.MachineConfigNodeStatusMachineConfigVersion{
+			Current: node.Annotations[constants.CurrentConfigAnnotation],
+			Desired: desired,
+		}
+		if mcn.Generation > 0 {
+			mcn.Status.ObservedGeneration = mcn.Generation
+		}
+		_, err = c.MCO.MachineconfigurationV1().MachineConfigNodes().UpdateStatus(ctx, mcn, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (c *Client) ensureMCN(ctx context.Context, node *corev1.Node) (*mcfgv1.MachineConfigNode, error) {
+	api := c.MCO.MachineconfigurationV1().MachineConfigNodes()
+	desired := node.Annotations[constants.DesiredConfigAnnotation]
+	if desired == "" {
+		desired = NotYetSet
+	}
+	mcn, err := api.Get(ctx, c.NodeName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		mcn = &mcfgv1.MachineConfigNode{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: c.NodeName,
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID,
+				}},
+			},
+			Spec: mcfgv1.MachineConfigNodeSpec{
+				Node:          mcfgv1.MCOObjectReference{Name: c.NodeName},
+				Pool:          mcfgv1.MCOObjectReference{Name: PoolName(node)},
+				ConfigVersion: mcfgv1.MachineConfigNodeSpecMachineConfigVersion{Desired: desired},
+			},
+		}
+		created, err := api.Create(ctx, mcn, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("creating MachineConfigNode %s: %w", c.NodeName, err)
+		}
+		if err != nil {
+			return api.Get(ctx, c.NodeName, metav1.GetOptions{})
+		}
+		mcn = created
+		for _, t := range c.AllConditionTypes {
+			meta.SetStatusCondition(&mcn.Status.Conditions, metav1.Condition{
+				Type: string(t), Status: metav1.ConditionFalse, Reason: "NotYetOccurred",
+				Message: fmt.Sprintf("This node has not yet entered the %s phase", t),
+			})
+		}
+		return mcn, nil
+	case err != nil:
+		return nil, fmt.Errorf("getting MachineConfigNode %s: %w", c.NodeName, err)
+	}
+	if mcn.Spec.ConfigVersion.Desired != desired {
+		mcn.Spec.ConfigVersion.Desired = desired
+		if mcn, err = api.Update(ctx, mcn, metav1.UpdateOptions{}); err != nil {
+			return nil, fmt.Errorf("updating MachineConfigNode %s spec: %w", c.NodeName, err)
+		}
+	}
+	return mcn, nil
+}
+
+// PoolName guesses the node's pool from its role labels, as the MCO's
+// primary pool: master (or control-plane) first, then any other role,
+// then worker.
+func PoolName(node *corev1.Node) string {
+	var other string
+	for k := range node.Labels {
+		role, ok := strings.CutPrefix(k, constants.NodeRoleLabelPrefix)
+		if !ok {
+			continue
+		}
+		if role == constants.MasterPool || role == "control-plane" {
+			return constants.MasterPool
+		}
+		if role != constants.WorkerPool && (other == "" || role < other) {
+			other = role
+		}
+	}
+	if other != "" {
+		return other
+	}
+	return constants.WorkerPool
+}
+
+// WatchNode signals wake whenever the node object changes, until ctx ends.
+// The daemon re-reads the node with Node() after each signal.
+func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.NodeName).String()
+			return c.Kube.CoreV1().Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.NodeName).String()
+			return c.Kube.CoreV1().Nodes().Watch(ctx, o)
+		},
+	}
+	notify := func(any) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	_, inf := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &corev1.Node{},
+		ResyncPeriod:  10 * time.Minute,
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    notify,
+			UpdateFunc: func(_, n any) { notify(n) },
+			DeleteFunc: notify,
+		},
+	})
+	klog.FromContext(ctx).V(2).Info("watching node", "node", c.NodeName)
+	inf.RunWithContext(ctx)
+}

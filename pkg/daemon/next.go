@@ -1,0 +1,330 @@
+package daemon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+)
+
+// Next picks the daemon's next step from what it observes. It is a pure
+// function: no I/O, no clock, no memory of earlier calls. The loop performs
+// the returned action and calls Next again with fresh observations, so after
+// a kill -9 or a reboot at any point the same function continues correctly.
+//
+// Order of precedence:
+//  1. an update or reboot recorded on disk (it may have touched the machine);
+//  2. a granted config (desiredConfig != currentConfig): stage if needed,
+//     then state=Working, drain, write files, reboot;
+//  3. a config to stage ahead of the grant (stageConfig != currentConfig);
+//  4. idle: undo a leftover drain, serve a reboot request, drop a stale
+//     staged deployment, report Done.
+func Next(o Observed) Action {
+	if r := o.Record; r != nil {
+		if r.Kind == RecordReboot {
+			return nextRebootRecord(o, r)
+		}
+		return nextUpdateRecord(o, r)
+	}
+	n := o.Node
+	switch {
+	case n.Desired != "" && n.Desired != n.Current:
+		return nextGranted(o)
+	case n.Stage != "" && n.Stage != n.Current:
+		return nextStageOnly(o)
+	default:
+		return nextIdle(o)
+	}
+}
+
+// nextUpdateRecord continues (or rolls back) an update that started writing.
+func nextUpdateRecord(o Observed, r *Record) Action {
+	switch r.Phase {
+	case PhaseWriting:
+		return rollback("the daemon stopped while writing files")
+	case PhaseVerified:
+		return nextComplete(o, r)
+	}
+	st := o.OS.Staged
+	stagedOurs := st != nil && st.Checksum == r.TargetChecksum
+	if o.BootID != r.BootID {
+		// The machine rebooted since the record was written.
+		if !r.Phase.AtLeast(PhaseRebooting) {
+			// A power loss (or someone else's reboot) before the daemon asked for
+			// one: the staged OS, if any, is gone. Restore the files so the node
+			// runs the old config consistently, then start again.
+			return rollback("the node rebooted before the update asked for a reboot")
+		}
+		if r.OSChange && o.OS.Booted.Checksum != r.TargetChecksum {
+			return rollback(fmt.Sprintf("booted %s instead of the finalized deployment %s", short(o.OS.Booted.Checksum), short(r.TargetChecksum)))
+		}
+		return Action{Kind: ActVerify, Config: r.Config}
+	}
+	// Same boot: carry on towards the reboot.
+	if r.Phase.AtLeast(PhaseRebooting) {
+		return rebootStep(r, st, stagedOurs)
+	}
+	if o.Node.Desired != r.Config {
+		return rollback(fmt.Sprintf("desiredConfig changed to %q before the reboot", o.Node.Desired))
+	}
+	if r.OSChange && !stagedOurs {
+		return rollback(fmt.Sprintf("the staged deployment %s disappeared before the reboot", short(r.TargetChecksum)))
+	}
+	if !r.Phase.AtLeast(PhaseKernelArgs) {
+		add, del := KernelArgsDiff(o.Configs[r.FromConfig].KernelArgs, o.Configs[r.Config].KernelArgs)
+		if len(add)+len(del) > 0 {
+			return Action{Kind: ActApplyKernelArgs, Config: r.Config, From: r.FromConfig, KernelArgsAppend: add, KernelArgsDelete: del}
+		}
+	}
+	if !r.Phase.AtLeast(PhaseKubeletStopped) {
+		return Action{Kind: ActStopKubelet, Config: r.Config}
+	}
+	return rebootStep(r, st, stagedOurs)
+}
+
+// rebootStep finalizes the staged deployment when it is still locked, and
+// otherwise asks for a plain reboot (which also applies an unlocked staged
+// deployment). Without an OS change a locked staged deployment can only be
+// the one kernel arguments were set on (same commit), so it is finalized too.
+func rebootStep(r *Record, st *Deployment, stagedOurs bool) Action {
+	switch {
+	case r.OSChange && stagedOurs && st.FinalizationLocked:
+		return Action{Kind: ActFinalize, Config: r.Config, Checksum: r.TargetChecksum}
+	case !r.OSChange && st != nil && st.FinalizationLocked:
+		return Action{Kind: ActFinalize, Config: r.Config, Checksum: st.Checksum}
+	}
+	return Action{Kind: ActReboot, Config: r.Config}
+}
+
+// nextComplete finishes a verified update: uncordon handshake, then Done.
+func nextComplete(o Observed, r *Record) Action {
+	n, x := o.Node, r.Config
+	uncordon := constants.UncordonRequest(x)
+	switch {
+	case n.DesiredDrain != uncordon:
+		return Action{Kind: ActRequestUncordon, Config: x}
+	case n.LastAppliedDrain != uncordon:
+		return wait("waiting for the drain controller to uncordon the node (%s)", uncordon)
+	case n.Current != x || n.State != constants.MachineConfigDaemonStateDone || n.Reason != "" ||
+		(r.RebootToken != "" && n.LastReboot != r.RebootToken):
+		return Action{Kind: ActSetDone, Config: x, Token: r.RebootToken}
+	}
+	return Action{Kind: ActClearRecord, Config: x}
+}
+
+// nextRebootRecord serves a rebootRequest: reboot, then acknowledge it.
+func nextRebootRecord(o Observed, r *Record) Action {
+	switch {
+	case o.BootID == r.BootID:
+		return Action{Kind: ActReboot, Token: r.RebootToken}
+	case o.Node.LastReboot != r.RebootToken:
+		return Action{Kind: ActAckReboot, Token: r.RebootToken}
+	}
+	return Action{Kind: ActClearRecord, Token: r.RebootToken}
+}
+
+// nextGranted moves the node to desiredConfig.
+func nextGranted(o Observed) Action {
+	n := o.Node
+	x := n.Desired
+	c, bad := usableConfig(o, x)
+	if bad != nil {
+		return *bad
+	}
+	osChange := needsOS(o, c)
+	if a := stageStep(o, c, osChange, false); a != nil {
+		return *a
+	}
+	switch {
+	case n.Staged != x:
+		return Action{Kind: ActReportStaged, Config: x}
+	case n.State != constants.MachineConfigDaemonStateWorking:
+		return Action{Kind: ActSetWorking, Config: x, From: n.Current}
+	case n.DesiredDrain != constants.DrainRequest(x):
+		return Action{Kind: ActRequestDrain, Config: x}
+	case n.LastAppliedDrain != constants.DrainRequest(x):
+		return wait("waiting for the drain controller to drain the node (%s)", constants.DrainRequest(x))
+	}
+	a := Action{Kind: ActWriteFiles, Config: x, From: n.Current, OSChange: osChange, Image: c.Image}
+	if osChange {
+		a.Checksum = o.OS.Staged.Checksum
+	}
+	if pendingReboot(n) {
+		// One reboot serves both the update and the reboot request.
+		a.Token = n.RebootRequest
+	}
+	return a
+}
+
+// nextStageOnly stages stageConfig's OS ahead of the grant; no disruption.
+func nextStageOnly(o Observed) Action {
+	n := o.Node
+	if a := undoLeftoverDrain(n); a != nil {
+		return *a
+	}
+	if pendingReboot(n) {
+		return Action{Kind: ActServeRebootRequest, Token: n.RebootRequest}
+	}
+	x := n.Stage
+	c, bad := usableConfig(o, x)
+	if bad != nil {
+		return *bad
+	}
+	if a := stageStep(o, c, needsOS(o, c), true); a != nil {
+		return *a
+	}
+	if n.Staged != x {
+		return Action{Kind: ActReportStaged, Config: x}
+	}
+	if a := reportDone(n); a != nil {
+		return *a
+	}
+	return wait("%s is staged; waiting for desiredConfig", x)
+}
+
+// nextIdle keeps a node that runs its desired config tidy.
+func nextIdle(o Observed) Action {
+	n := o.Node
+	if a := undoLeftoverDrain(n); a != nil {
+		return *a
+	}
+	if pendingReboot(n) {
+		return Action{Kind: ActServeRebootRequest, Token: n.RebootRequest}
+	}
+	if o.OS.Staged != nil {
+		return Action{Kind: ActCleanupStaged, Reason: "no config asks for the staged deployment"}
+	}
+	if a := reportDone(n); a != nil {
+		return *a
+	}
+	return wait("node runs %s", n.Current)
+}
+
+// usableConfig returns the named config, or the report to make when it
+// cannot be used.
+func usableConfig(o Observed, name string) (ConfigState, *Action) {
+	c, ok := o.Configs[name]
+	if !ok || !c.Found {
+		return c, report(o.Node, constants.MachineConfigDaemonStateDegraded,
+			fmt.Sprintf("MachineConfig %q named by the node's annotations does not exist", name))
+	}
+	if c.Invalid != "" {
+		if o.OS.Staged != nil {
+			// Nothing may stay staged for a config that will not be applied.
+			return c, &Action{Kind: ActCleanupStaged, Config: name, Reason: "config cannot be applied"}
+		}
+		return c, report(o.Node, constants.MachineConfigDaemonStateUnreconcilable,
+			fmt.Sprintf("MachineConfig %s cannot be applied: %s", name, c.Invalid))
+	}
+	return c, nil
+}
+
+// stageStep returns the staging step still needed for c, or nil when the OS
+// is ready (staged, or no OS change). requireLock rejects a staged deployment
+// that a reboot would apply: before the grant only a locked one is safe.
+func stageStep(o Observed, c ConfigState, osChange, requireLock bool) *Action {
+	st := o.OS.Staged
+	if !osChange {
+		if st != nil {
+			return &Action{Kind: ActCleanupStaged, Config: c.Name, Reason: "the config needs no OS change"}
+		}
+		return nil
+	}
+	switch {
+	case st == nil:
+		return &Action{Kind: ActStage, Config: c.Name, Image: c.Image}
+	case st.Image != c.Image:
+		return &Action{Kind: ActCleanupStaged, Config: c.Name, Reason: fmt.Sprintf("staged image %s is not %s", st.Image, c.Image)}
+	case requireLock && !st.FinalizationLocked:
+		return &Action{Kind: ActCleanupStaged, Config: c.Name, Reason: "staged deployment is not finalization-locked"}
+	}
+	return nil
+}
+
+// needsOS tells whether c boots another OS image than the booted one.
+func needsOS(o Observed, c ConfigState) bool {
+	return c.Image != "" && c.Image != o.OS.Booted.Image
+}
+
+// undoLeftoverDrain asks to uncordon a node drained for an update that is
+// no longer wanted (the grant was withdrawn and the files rolled back).
+func undoLeftoverDrain(n NodeState) *Action {
+	if strings.HasPrefix(n.DesiredDrain, constants.DrainerStateDrain+"-") {
+		return &Action{Kind: ActRequestUncordon, Config: n.Current}
+	}
+	if n.DesiredDrain != "" && n.LastAppliedDrain != n.DesiredDrain {
+		a := wait("waiting for the drain controller (%s)", n.DesiredDrain)
+		return &a
+	}
+	return nil
+}
+
+// reportDone returns SetDone when the node runs currentConfig but does not
+// say so (a cleared failure, a fresh node).
+func reportDone(n NodeState) *Action {
+	if n.Current == "" || (n.State == constants.MachineConfigDaemonStateDone && n.Reason == "") {
+		return nil
+	}
+	return &Action{Kind: ActSetDone, Config: n.Current}
+}
+
+// report returns the Degraded/Unreconcilable report, or a Wait when the node
+// already shows it.
+func report(n NodeState, state, reason string) *Action {
+	if n.State == state && n.Reason == reason {
+		a := wait("%s: %s", state, reason)
+		return &a
+	}
+	kind := ActReportDegraded
+	if state == constants.MachineConfigDaemonStateUnreconcilable {
+		kind = ActReportUnreconcilable
+	}
+	return &Action{Kind: kind, Reason: reason}
+}
+
+func pendingReboot(n NodeState) bool {
+	return n.RebootRequest != "" && n.RebootRequest != n.LastReboot
+}
+
+func rollback(reason string) Action {
+	return Action{Kind: ActRollbackFiles, Reason: reason}
+}
+
+func wait(format string, args ...any) Action {
+	return Action{Kind: ActWait, Reason: fmt.Sprintf(format, args...)}
+}
+
+func short(checksum string) string {
+	if len(checksum) > 12 {
+		return checksum[:12]
+	}
+	return checksum
+}
+
+// KernelArgsDiff returns the kernel arguments to append and to delete to go
+// from `from` to `to`, keeping to's order. Repeated arguments count.
+func KernelArgsDiff(from, to []string) (add, del []string) {
+	have := map[string]int{}
+	for _, a := range from {
+		have[a]++
+	}
+	want := map[string]int{}
+	for _, a := range to {
+		want[a]++
+	}
+	for _, a := range to {
+		if have[a] > 0 {
+			have[a]--
+			continue
+		}
+		add = append(add, a)
+	}
+	for _, a := range from {
+		if want[a] > 0 {
+			want[a]--
+			continue
+		}
+		del = append(del, a)
+	}
+	return add, del
+}

@@ -1,0 +1,159 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/daemon/files"
+	"github.com/tandem-mco/tandem/pkg/mcfg"
+)
+
+// parsedConfig is a MachineConfig the daemon fetched and parsed; actions
+// use it, Next only sees its ConfigState.
+type parsedConfig struct {
+	mc  *mcfgv1.MachineConfig
+	ign *ign3types.Config
+}
+
+// observation is one turn's view: what Next sees plus what actions need.
+type observation struct {
+	Observed
+	node    *corev1.Node
+	configs map[string]*parsedConfig
+}
+
+// NodeStateOf reads the protocol annotations of a node.
+func NodeStateOf(n *corev1.Node) NodeState {
+	a := n.Annotations
+	return NodeState{
+		Current:          a[constants.CurrentConfigAnnotation],
+		Desired:          a[constants.DesiredConfigAnnotation],
+		Stage:            a[constants.StageConfigAnnotation],
+		Staged:           a[constants.StagedConfigAnnotation],
+		State:            a[constants.StateAnnotation],
+		Reason:           a[constants.ReasonAnnotation],
+		DesiredDrain:     a[constants.DesiredDrainAnnotation],
+		LastAppliedDrain: a[constants.LastAppliedDrainAnnotation],
+		RebootRequest:    a[constants.RebootRequestAnnotation],
+		LastReboot:       a[constants.LastRebootAnnotation],
+		Unschedulable:    n.Spec.Unschedulable,
+	}
+}
+
+func (d *Daemon) observe(ctx context.Context) (*observation, error) {
+	node, err := d.opts.Cluster.Node(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ob := &observation{node: node, configs: map[string]*parsedConfig{}}
+	ob.Node = NodeStateOf(node)
+	if ob.Record, err = d.store.Load(); err != nil {
+		return nil, err
+	}
+	if ob.OS, err = d.opts.OS.Status(ctx); err != nil {
+		return nil, fmt.Errorf("reading rpm-ostree status: %w", err)
+	}
+	if ob.BootID, err = readBootID(d.opts.BootIDFile); err != nil {
+		return nil, err
+	}
+	names := []string{ob.Node.Current, ob.Node.Desired, ob.Node.Stage}
+	if r := ob.Record; r != nil {
+		names = append(names, r.Config, r.FromConfig)
+	}
+	ob.Configs = map[string]ConfigState{}
+	for _, name := range names {
+		if name == "" || ob.configs[name] != nil {
+			continue
+		}
+		if _, seen := ob.Configs[name]; seen {
+			continue
+		}
+		mc, err := d.opts.Cluster.MachineConfig(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if mc == nil {
+			ob.Configs[name] = ConfigState{Name: name}
+			continue
+		}
+		pc := &parsedConfig{mc: mc}
+		if cfg, err := mcfg.Parse(mc); err == nil {
+			pc.ign = cfg
+		}
+		ob.configs[name] = pc
+	}
+	for name, pc := range ob.configs {
+		ob.Configs[name] = d.configState(ob, name, pc)
+	}
+	return ob, nil
+}
+
+// configState judges whether a config can be applied in place on a node
+// running the current config: valid Ignition, only reconcilable changes
+// (MCO rules), features this daemon implements, files it can write.
+func (d *Daemon) configState(ob *observation, name string, pc *parsedConfig) ConfigState {
+	mc := pc.mc
+	cs := ConfigState{Name: name, Found: true, Image: NormalizeImage(mc.Spec.OSImageURL), KernelArgs: mc.Spec.KernelArguments}
+	if name == ob.Node.Current {
+		return cs // the node runs it; nothing to judge
+	}
+	invalid := func(format string, args ...any) ConfigState {
+		cs.Invalid = fmt.Sprintf(format, args...)
+		return cs
+	}
+	if err := mcfg.Validate(mc); err != nil {
+		return invalid("%v", err)
+	}
+	if pc.ign == nil {
+		return invalid("its Ignition config cannot be parsed")
+	}
+	var old *ign3types.Config
+	if cur := ob.configs[ob.Node.Current]; cur != nil && cur.ign != nil {
+		old = cur.ign
+		if err := mcfg.Reconcilable(old, pc.ign); err != nil {
+			return invalid("%v (changing them needs a reprovision)", err)
+		}
+	} else if err := mcfg.ValidateForDaemon(pc.ign); err != nil {
+		return invalid("%v", err)
+	}
+	if len(mc.Spec.Extensions) > 0 {
+		return invalid("extensions %v are not supported by tandem's daemon", mc.Spec.Extensions)
+	}
+	if kt := mc.Spec.KernelType; kt != "" && kt != mcfg.KernelTypeDefault {
+		curKT := ""
+		if cur := ob.configs[ob.Node.Current]; cur != nil {
+			curKT = cur.mc.Spec.KernelType
+		}
+		if kt != curKT {
+			return invalid("kernelType %s is not supported by tandem's daemon", kt)
+		}
+	}
+	if mc.Spec.FIPS && (ob.configs[ob.Node.Current] == nil || !ob.configs[ob.Node.Current].mc.Spec.FIPS) {
+		return invalid("enabling FIPS needs a reprovision")
+	}
+	if _, err := files.Plan(d.opts.Root, old, pc.ign, d.owners()); err != nil {
+		return invalid("%v", err)
+	}
+	return cs
+}
+
+func (d *Daemon) owners() files.Owners { return files.PasswdOwners{Root: d.opts.Root} }
+
+func readBootID(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading boot id: %w", err)
+	}
+	id := strings.TrimSpace(string(b))
+	if id == "" {
+		return "", fmt.Errorf("boot id file %s is empty", path)
+	}
+	return id, nil
+}

@@ -1,0 +1,100 @@
+package daemon
+
+import "strings"
+
+// Observed is everything Next needs to pick the daemon's next step. It is
+// read fresh on every turn of the loop from durable sources only (the Node
+// object, `rpm-ostree status`, the on-disk record and the current boot), so
+// the same function picks the right step after a kill -9 or a reboot.
+type Observed struct {
+	Node NodeState
+	OS   OSState
+	// BootID identifies the running boot; a different value than the one in
+	// the record means the machine rebooted since the record was written.
+	BootID string
+	// Record is the on-disk record of an update in progress, nil when none.
+	Record *Record
+	// Configs holds the rendered MachineConfigs named by the node's
+	// currentConfig, desiredConfig and stageConfig annotations, by name.
+	Configs map[string]ConfigState
+}
+
+// NodeState is the part of the Node object the protocol uses: the
+// annotations of pkg/constants and whether the node is cordoned.
+type NodeState struct {
+	Current          string
+	Desired          string
+	Stage            string
+	Staged           string
+	State            string
+	Reason           string
+	DesiredDrain     string
+	LastAppliedDrain string
+	RebootRequest    string
+	LastReboot       string
+	Unschedulable    bool
+}
+
+// OSState is what rpm-ostree reports about the deployments.
+type OSState struct {
+	Booted Deployment
+	// Staged is the staged (pending) deployment, nil when there is none.
+	Staged *Deployment
+}
+
+// Deployment is one rpm-ostree deployment as the decision sees it.
+type Deployment struct {
+	Checksum string
+	// Image is the container image reference the deployment came from,
+	// normalised by NormalizeImage (no ostree transport prefix).
+	Image string
+	// FinalizationLocked is true while a staged deployment waits for
+	// `rpm-ostree finalize-deployment`.
+	FinalizationLocked bool
+}
+
+// ConfigState is what the decision needs to know about one rendered
+// MachineConfig. The adapter fills it after parsing and validating it.
+type ConfigState struct {
+	Name string
+	// Found is false when the apiserver has no MachineConfig of that name.
+	Found bool
+	// Image is the MachineConfig's osImageURL, normalised; empty means "keep
+	// the booted OS".
+	Image string
+	// KernelArgs are the MachineConfig's kernel arguments.
+	KernelArgs []string
+	// Invalid, when not empty, says why the config cannot be applied in place
+	// (bad Ignition, unsupported sections, undecodable file contents...).
+	Invalid string
+}
+
+// ostree transports that may prefix an image reference in rpm-ostree status.
+var imageTransports = []string{
+	"ostree-unverified-registry:",
+	"ostree-unverified-image:docker://",
+	"ostree-unverified-image:registry:",
+	"ostree-image-signed:docker://",
+	"ostree-remote-registry:",
+	"ostree-remote-image:",
+	"docker://",
+	"registry:",
+}
+
+// NormalizeImage strips an ostree container transport prefix (and, for
+// remote-signed references, the remote name) so a MachineConfig's
+// osImageURL compares equal to rpm-ostree's container-image-reference.
+func NormalizeImage(ref string) string {
+	for _, p := range imageTransports {
+		if rest, ok := strings.CutPrefix(ref, p); ok {
+			if p == "ostree-remote-registry:" || p == "ostree-remote-image:" {
+				// ostree-remote-registry:<remote>:<image>
+				if _, img, ok := strings.Cut(rest, ":"); ok {
+					rest = strings.TrimPrefix(img, "docker://")
+				}
+			}
+			return rest
+		}
+	}
+	return ref
+}

@@ -1,0 +1,340 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/daemon/files"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+// perform carries out one action. Each case does one thing and records
+// its progress durably before (or, when idempotent, after) changing the
+// machine.
+func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
+	now := time.Now()
+	m := d.opts.Metrics
+	switch a.Kind {
+	case ActStage:
+		return d.stage(ctx, ob, a)
+
+	case ActCleanupStaged:
+		if err := d.opts.OS.CleanupStaged(ctx); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActReportStaged:
+		tl := d.store.LoadTimeline()
+		tl.StagedAt = now
+		_ = d.store.SaveTimeline(tl)
+		return d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.StagedConfigAnnotation: a.Config}, nil)
+
+	case ActReportUnreconcilable, ActReportDegraded:
+		state := constants.MachineConfigDaemonStateDegraded
+		if a.Kind == ActReportUnreconcilable {
+			state = constants.MachineConfigDaemonStateUnreconcilable
+		}
+		m.Failures.WithLabelValues(state).Inc()
+		klog.FromContext(ctx).Info("cannot apply config", "state", state, "reason", a.Reason)
+		if err := d.setState(ctx, state, a.Reason); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActSetWorking:
+		metrics.ObserveSince(m.GrantWait, d.store.LoadTimeline().StagedAt, now)
+		if err := d.setState(ctx, constants.MachineConfigDaemonStateWorking, ""); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActRequestDrain:
+		tl := d.store.LoadTimeline()
+		tl.DrainRequestedAt, tl.DrainedAt = now, time.Time{}
+		_ = d.store.SaveTimeline(tl)
+		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.DesiredDrainAnnotation: constants.DrainRequest(a.Config)}, nil); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActWriteFiles:
+		return d.writeFiles(ctx, ob, a)
+
+	case ActRollbackFiles:
+		return d.rollback(ctx, ob, a)
+
+	case ActApplyKernelArgs:
+		if err := d.opts.OS.SetKernelArgs(ctx, a.KernelArgsAppend, a.KernelArgsDelete); err != nil {
+			return fmt.Errorf("setting kernel arguments (append %v, delete %v): %w", a.KernelArgsAppend, a.KernelArgsDelete, err)
+		}
+		return d.advance(ob, PhaseKernelArgs)
+
+	case ActStopKubelet:
+		if err := d.opts.Host.StopKubelet(ctx); err != nil {
+			return fmt.Errorf("stopping kubelet: %w", err)
+		}
+		return d.advance(ob, PhaseKubeletStopped)
+
+	case ActFinalize:
+		// Record first: finalize-deployment reboots the machine.
+		if err := d.advance(ob, PhaseRebooting); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsBefore(a))
+		m.Reboots.WithLabelValues("update").Inc()
+		if err := d.opts.OS.Finalize(ctx, a.Checksum); err != nil {
+			return fmt.Errorf("finalizing deployment %s: %w", a.Checksum, err)
+		}
+		return nil
+
+	case ActReboot:
+		if ob.Record != nil && ob.Record.Kind == RecordUpdate {
+			if err := d.advance(ob, PhaseRebooting); err != nil {
+				return err
+			}
+			m.Reboots.WithLabelValues("update").Inc()
+		}
+		d.conditions(ctx, ConditionsBefore(a))
+		return d.opts.Host.Reboot(ctx, a.String())
+
+	case ActServeRebootRequest:
+		r := &Record{Kind: RecordReboot, RebootToken: a.Token, BootID: ob.BootID, Phase: PhaseRebooting, UpdatedAt: now}
+		if err := d.store.Save(r); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsBefore(a))
+		if err := d.opts.Host.StopKubelet(ctx); err != nil {
+			return fmt.Errorf("stopping kubelet: %w", err)
+		}
+		m.Reboots.WithLabelValues("request").Inc()
+		return d.opts.Host.Reboot(ctx, a.String())
+
+	case ActVerify:
+		return d.verify(ctx, ob, a)
+
+	case ActRequestUncordon:
+		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.DesiredDrainAnnotation: constants.UncordonRequest(a.Config)}, nil); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActSetDone:
+		set := map[string]string{
+			constants.CurrentConfigAnnotation: a.Config,
+			constants.StateAnnotation:         constants.MachineConfigDaemonStateDone,
+		}
+		if a.Token != "" {
+			set[constants.LastRebootAnnotation] = a.Token
+		}
+		if err := d.opts.Cluster.SetAnnotations(ctx, set, []string{constants.ReasonAnnotation}); err != nil {
+			return err
+		}
+		if r := ob.Record; r != nil {
+			metrics.ObserveSince(m.DisruptionWindow, r.CordonedAt, now)
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActAckReboot:
+		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.LastRebootAnnotation: a.Token}, nil); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActClearRecord:
+		// Backups first: a record without backups is only ever Verified here,
+		// while backups without a record would be left behind.
+		if err := d.writer.DropBackups(); err != nil {
+			return err
+		}
+		_ = d.store.SaveTimeline(Timeline{})
+		// Deleting the record is the last act: the update is over.
+		return d.store.Clear()
+	}
+	return fmt.Errorf("unknown action %q", a.Kind)
+}
+
+func (d *Daemon) setState(ctx context.Context, state, reason string) error {
+	set := map[string]string{constants.StateAnnotation: state}
+	var remove []string
+	if reason != "" {
+		set[constants.ReasonAnnotation] = reason
+	} else {
+		remove = append(remove, constants.ReasonAnnotation)
+	}
+	return d.opts.Cluster.SetAnnotations(ctx, set, remove)
+}
+
+// advance moves the record to phase p within this boot.
+func (d *Daemon) advance(ob *observation, p Phase) error {
+	r := ob.Record
+	if r == nil {
+		return fmt.Errorf("no update record to advance to %s", p)
+	}
+	r.Phase, r.BootID, r.UpdatedAt = p, ob.BootID, time.Now()
+	return d.store.Save(r)
+}
+
+// stage pulls and stages the image, reporting progress on the node.
+func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
+	d.conditions(ctx, ConditionsBefore(a))
+	image := a.Image
+	if pc := ob.configs[a.Config]; pc != nil && pc.mc.Spec.OSImageURL != "" {
+		image = pc.mc.Spec.OSImageURL
+	}
+	start := time.Now()
+	var lastReport time.Time
+	progress := func(p StageProgress) {
+		if time.Since(lastReport) < time.Second && p.Percent < 100 {
+			return
+		}
+		lastReport = time.Now()
+		val := fmt.Sprintf("%s %d%%", a.Config, p.Percent)
+		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.StageProgressAnnotation: val}, nil); err != nil {
+			klog.FromContext(ctx).V(2).Info("reporting stage progress", "err", err)
+		}
+	}
+	res, err := d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+	if err != nil {
+		// Nothing may stay staged for a failed stage.
+		if cerr := d.opts.OS.CleanupStaged(ctx); cerr != nil {
+			klog.FromContext(ctx).Error(cerr, "cleaning up after a failed stage")
+		}
+		return fmt.Errorf("staging %s for %s: %w", image, a.Config, err)
+	}
+	dur := time.Since(start)
+	d.opts.Metrics.StageDuration.Observe(dur.Seconds())
+	d.opts.Metrics.StageBytes.Add(float64(res.BytesWritten))
+	if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.StageProgressAnnotation: a.Config + " 100%"}, nil); err != nil {
+		return err
+	}
+	d.conditions(ctx, ConditionsAfter(a, fmt.Sprintf(" as %s (%d bytes written in %s)", short(res.Checksum), res.BytesWritten, dur.Round(time.Millisecond))))
+	return nil
+}
+
+// ignOf returns a config's parsed Ignition, an empty one for "" (no config).
+func ignOf(ob *observation, name string) (*ign3types.Config, error) {
+	if name == "" {
+		return nil, nil
+	}
+	pc := ob.configs[name]
+	if pc == nil || pc.ign == nil {
+		return nil, fmt.Errorf("MachineConfig %s is not available", name)
+	}
+	return pc.ign, nil
+}
+
+// plan lists the paths to write for going from `from` to `to`. An old
+// config that is gone only means its stale files are not removed.
+func (d *Daemon) plan(ob *observation, from, to string) ([]files.Node, error) {
+	newCfg, err := ignOf(ob, to)
+	if err != nil {
+		return nil, err
+	}
+	oldCfg, err := ignOf(ob, from)
+	if err != nil {
+		klog.Background().Info("old config unavailable; its files are not removed", "config", from)
+		oldCfg = nil
+	}
+	return files.Plan(d.opts.Root, oldCfg, newCfg, d.owners())
+}
+
+// writeFiles backs up, records, then replaces every path of the config.
+func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) error {
+	d.conditions(ctx, ConditionsBefore(a))
+	nodes, err := d.plan(ob, a.From, a.Config)
+	if err != nil {
+		return err
+	}
+	backups, err := d.writer.Backup(nodes)
+	if err != nil {
+		return err
+	}
+	tl := d.store.LoadTimeline()
+	now := time.Now()
+	metrics.ObserveSince(d.opts.Metrics.DrainDuration, tl.DrainRequestedAt, now)
+	r := &Record{
+		Kind: RecordUpdate, Config: a.Config, FromConfig: a.From,
+		OSChange: a.OSChange, TargetImage: a.Image, TargetChecksum: a.Checksum,
+		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token,
+		CordonedAt: tl.DrainRequestedAt, UpdatedAt: now,
+	}
+	if !a.OSChange {
+		r.TargetImage = ob.OS.Booted.Image
+	}
+	// Write-ahead: the backups are recorded before any file changes.
+	if err := d.store.Save(r); err != nil {
+		return err
+	}
+	var hookErr error
+	err = d.writer.Apply(nodes, func(i int) {
+		if i == 0 && len(nodes) > 1 && d.opts.Hook != nil && hookErr == nil {
+			hookErr = d.opts.Hook(ctx, "WriteFiles.mid")
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if hookErr != nil {
+		return hookErr
+	}
+	r.Phase, r.UpdatedAt = PhaseFilesWritten, time.Now()
+	if err := d.store.Save(r); err != nil {
+		return err
+	}
+	d.conditions(ctx, ConditionsAfter(a, fmt.Sprintf(" (%d paths)", len(nodes))))
+	return nil
+}
+
+// rollback restores the record's backups and forgets the record.
+func (d *Daemon) rollback(ctx context.Context, ob *observation, a Action) error {
+	r := ob.Record
+	if r == nil {
+		return fmt.Errorf("no record to roll back")
+	}
+	klog.FromContext(ctx).Info("rolling back files", "config", r.Config, "reason", a.Reason, "paths", len(r.Files))
+	if err := d.writer.Restore(r.Files); err != nil {
+		return err
+	}
+	if err := d.store.Clear(); err != nil {
+		return err
+	}
+	if err := d.writer.DropBackups(); err != nil {
+		return err
+	}
+	d.conditions(ctx, ConditionsAfter(a, ""))
+	return nil
+}
+
+// verify checks, after the reboot, that the node booted the config's OS
+// and that its files are in place.
+func (d *Daemon) verify(ctx context.Context, ob *observation, a Action) error {
+	r := ob.Record
+	if r.TargetImage != "" && ob.OS.Booted.Image != r.TargetImage {
+		return fmt.Errorf("booted image %s, want %s", ob.OS.Booted.Image, r.TargetImage)
+	}
+	nodes, err := d.plan(ob, r.FromConfig, r.Config)
+	if err != nil {
+		return err
+	}
+	if err := d.writer.Verify(nodes); err != nil {
+		return fmt.Errorf("files of %s differ after the reboot: %w", r.Config, err)
+	}
+	if err := d.advance(ob, PhaseVerified); err != nil {
+		return err
+	}
+	d.conditions(ctx, ConditionsAfter(a, fmt.Sprintf(" (booted %s)", short(ob.OS.Booted.Checksum))))
+	return nil
+}

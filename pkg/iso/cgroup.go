@@ -1,0 +1,216 @@
+package iso
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/opencontainers/cgroups"
+	"github.com/opencontainers/cgroups/fs"
+	"github.com/opencontainers/cgroups/fs2"
+	"golang.org/x/sys/unix"
+	"k8s.io/klog/v2"
+)
+
+// CgroupSpec describes the cgroup the staging processes run in.
+type CgroupSpec struct {
+	// Parent and Name place the cgroup: <hierarchy>/<Parent>/<Name>.
+	Parent, Name string
+	// Device is the disk the limits apply to.
+	Device BlockDevice
+	// WriteBps limits writes to Device in bytes per second; 0: no limit.
+	WriteBps uint64
+	// Weight is the proportional share, 10..1000 (bfq on v1; io.weight or
+	// io.bfq.weight on v2); 0 leaves the default.
+	Weight uint16
+}
+
+// StagingCgroup is a cgroup made directly (github.com/opencontainers/cgroups)
+// for hosts without systemd and for tests. On cgroup v1 it lives in the blkio
+// hierarchy only: the processes moved into it keep their other cgroups, the
+// memory one in particular.
+type StagingCgroup struct {
+	spec       CgroupSpec
+	v2         bool
+	root       string // the hierarchy's mount point
+	path       string
+	parent     string // the Parent directory, removed on Destroy if we made it
+	madeParent bool
+	mgr        cgroups.Manager
+}
+
+// CreateStagingCgroup creates the cgroup and applies its limits.
+func CreateStagingCgroup(ctx context.Context, spec CgroupSpec) (*StagingCgroup, error) {
+	if spec.Name == "" || strings.Contains(spec.Name, "/") {
+		return nil, fmt.Errorf("cgroup name %q must be one path element", spec.Name)
+	}
+	if spec.Weight != 0 && (spec.Weight < 10 || spec.Weight > 1000) {
+		return nil, fmt.Errorf("cgroup weight %d out of 10..1000", spec.Weight)
+	}
+	c := &StagingCgroup{spec: spec, v2: cgroups.IsCgroup2UnifiedMode()}
+	root := "/sys/fs/cgroup"
+	if !c.v2 {
+		mnt, err := cgroups.FindCgroupMountpoint("", "blkio")
+		if err != nil {
+			return nil, fmt.Errorf("cgroup v1 without a blkio hierarchy: %w", err)
+		}
+		root = mnt
+	}
+	c.root = root
+	c.parent = filepath.Join(root, filepath.Clean("/"+spec.Parent))
+	c.path = filepath.Join(c.parent, spec.Name)
+	if _, err := os.Stat(c.parent); errors.Is(err, os.ErrNotExist) {
+		c.madeParent = true
+	}
+	cg := &cgroups.Cgroup{Resources: &cgroups.Resources{}}
+	var err error
+	if c.v2 {
+		c.mgr, err = fs2.NewManager(cg, c.path)
+	} else {
+		c.mgr, err = fs.NewManager(cg, map[string]string{"blkio": c.path})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cgroup manager for %s: %w", c.path, err)
+	}
+	if err := c.mgr.Apply(-1); err != nil { // -1: create, attach nothing
+		return nil, fmt.Errorf("create cgroup %s: %w", c.path, err)
+	}
+	if err := c.set(spec.WriteBps, spec.Weight); err != nil {
+		return nil, errors.Join(err, c.Destroy(ctx))
+	}
+	klog.FromContext(ctx).Info("Staging cgroup created", "path", c.path, "device", spec.Device.LimitKey(), "writeBps", spec.WriteBps, "weight", spec.Weight)
+	return c, nil
+}
+
+// Path is the cgroup's directory.
+func (c *StagingCgroup) Path() string { return c.path }
+
+// V2 tells whether the host runs the unified hierarchy.
+func (c *StagingCgroup) V2() bool { return c.v2 }
+
+// Attach moves a process (its whole thread group) into the cgroup.
+func (c *StagingCgroup) Attach(pid int) error {
+	if err := c.mgr.AddPid("", pid); err != nil {
+		return fmt.Errorf("attach %d to %s: %w", pid, c.path, err)
+	}
+	return nil
+}
+
+// SetWriteLimit changes the write limit; 0 removes it. It is the
+// governor's Limiter.
+func (c *StagingCgroup) SetWriteLimit(_ context.Context, bps uint64) error {
+	return c.set(bps, 0)
+}
+
+func (c *StagingCgroup) set(bps uint64, weight uint16) error {
+	dev := c.spec.Device
+	r := &cgroups.Resources{BlkioWeight: weight}
+	if c.v2 {
+		if bps == 0 {
+			// io.max takes "max" to lift a limit; a 0 rate would not.
+			if err := cgroups.WriteFile(c.path, "io.max", dev.LimitKey()+" wbps=max"); err != nil {
+				return fmt.Errorf("lift io.max in %s: %w", c.path, err)
+			}
+		} else {
+			r.BlkioThrottleWriteBpsDevice = []*cgroups.ThrottleDevice{cgroups.NewThrottleDevice(int64(dev.LimitMajor), int64(dev.LimitMinor), bps)}
+		}
+		if err := c.mgr.Set(r); err != nil {
+			return fmt.Errorf("set io limits in %s: %w", c.path, err)
+		}
+		return nil
+	}
+	// v1: writing rate 0 deletes the device's rule.
+	r.BlkioThrottleWriteBpsDevice = []*cgroups.ThrottleDevice{cgroups.NewThrottleDevice(int64(dev.LimitMajor), int64(dev.LimitMinor), bps)}
+	// Only the blkio controller's Set, not the manager's: the manager
+	// walks every v1 controller, and this cgroup is in blkio alone.
+	if err := (&fs.BlkioGroup{}).Set(c.path, r); err != nil {
+		return fmt.Errorf("set blkio limits in %s: %w", c.path, err)
+	}
+	return nil
+}
+
+// WriteLimit reads back the write limit in force; 0 when there is none.
+func (c *StagingCgroup) WriteLimit() (uint64, error) {
+	file, key := "blkio.throttle.write_bps_device", ""
+	if c.v2 {
+		file, key = "io.max", "wbps="
+	}
+	b, err := cgroups.ReadFile(c.path, file)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", file, err)
+	}
+	return parseWriteLimit(b, c.spec.Device.LimitKey(), key)
+}
+
+// parseWriteLimit finds dev's write rate in blkio.throttle.write_bps_device
+// ("8:0 1048576") or io.max ("8:0 rbps=max wbps=1048576 ...").
+func parseWriteLimit(content, dev, key string) (uint64, error) {
+	for _, line := range strings.Split(content, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != dev {
+			continue
+		}
+		for _, v := range f[1:] {
+			if !strings.HasPrefix(v, key) {
+				continue
+			}
+			v = strings.TrimPrefix(v, key)
+			if v == "max" {
+				return 0, nil
+			}
+			return strconv.ParseUint(v, 10, 64)
+		}
+	}
+	return 0, nil
+}
+
+// Procs lists the processes in the cgroup.
+func (c *StagingCgroup) Procs() ([]int, error) { return cgroups.GetPids(c.path) }
+
+// Destroy moves any process still inside back to our own cgroup of that
+// hierarchy, removes the cgroup, and removes Parent if it made it and it is
+// empty. It is idempotent.
+func (c *StagingCgroup) Destroy(ctx context.Context) error {
+	if !cgroups.PathExists(c.path) {
+		return nil
+	}
+	var errs []error
+	if pids, err := c.Procs(); err == nil && len(pids) > 0 {
+		home, err := c.ownCgroupDir()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, pid := range pids {
+			if err := cgroups.WriteCgroupProc(home, pid); err != nil {
+				errs = append(errs, fmt.Errorf("move %d out of %s: %w", pid, c.path, err))
+			}
+		}
+	}
+	if err := c.mgr.Destroy(); err != nil {
+		errs = append(errs, fmt.Errorf("remove cgroup %s: %w", c.path, err))
+	} else {
+		klog.FromContext(ctx).Info("Staging cgroup removed", "path", c.path)
+	}
+	if c.madeParent {
+		// Fails harmlessly (EBUSY) while a sibling still uses the parent.
+		if err := os.Remove(c.parent); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.EBUSY) {
+			errs = append(errs, fmt.Errorf("remove cgroup parent %s: %w", c.parent, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *StagingCgroup) ownCgroupDir() (string, error) {
+	own, err := cgroups.ParseCgroupFile("/proc/self/cgroup")
+	if err != nil {
+		return "", fmt.Errorf("read own cgroup: %w", err)
+	}
+	if c.v2 {
+		return filepath.Join(c.root, own[""]), nil
+	}
+	return filepath.Join(c.root, own["blkio"]), nil
+}

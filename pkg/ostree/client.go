@@ -1,0 +1,141 @@
+package ostree
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// Defaults of Options.
+const (
+	DefaultBinary      = "rpm-ostree"
+	DefaultClientID    = "tandem-machine-config-daemon"
+	DefaultCancelGrace = 10 * time.Second
+	envClientID        = "RPMOSTREE_CLIENT_ID"
+)
+
+// Options configure a Client.
+type Options struct {
+	// Binary is the rpm-ostree program; default "rpm-ostree" (looked up in PATH).
+	Binary string
+	// Env is added to the process environment of every invocation.
+	Env []string
+	// ClientID is passed as RPMOSTREE_CLIENT_ID; default DefaultClientID.
+	ClientID string
+	// StartHook, if set, is called with each command before it starts (it
+	// may set SysProcAttr, e.g. for I/O priority), and the function it
+	// returns, if any, with the pid right after the start (e.g. to move the
+	// process into a cgroup). An error from either fails the invocation; a
+	// started process is then killed.
+	StartHook func(cmd *exec.Cmd) (afterStart func(pid int) error, err error)
+	// OnProgress, if set, receives Stage's progress as rpm-ostree reports it.
+	OnProgress func(StageProgress)
+	// CancelGrace is how long a cancelled invocation has between SIGTERM and
+	// SIGKILL; default DefaultCancelGrace.
+	CancelGrace time.Duration
+}
+
+// Client runs rpm-ostree.
+type Client struct {
+	opts Options
+}
+
+// NewClient returns a Client with o's defaults filled in.
+func NewClient(o Options) *Client {
+	if o.Binary == "" {
+		o.Binary = DefaultBinary
+	}
+	if o.ClientID == "" {
+		o.ClientID = DefaultClientID
+	}
+	if o.CancelGrace <= 0 {
+		o.CancelGrace = DefaultCancelGrace
+	}
+	return &Client{opts: o}
+}
+
+// run invokes rpm-ostree with args and returns its stdout. onLine, if set,
+// gets each stdout line as it is printed. A failure is a *CommandError;
+// after ctx ends it also matches ctx.Err() with errors.Is.
+func (c *Client) run(ctx context.Context, onLine func(string), args ...string) ([]byte, error) {
+	logger := klog.FromContext(ctx)
+	logger.V(2).Info("Running rpm-ostree", "args", args)
+	cmd := exec.CommandContext(ctx, c.opts.Binary, args...)
+	cmd.Env = append(append(os.Environ(), envClientID+"="+c.opts.ClientID), c.opts.Env...)
+	// Give rpm-ostree the chance to cancel its transaction cleanly.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = c.opts.CancelGrace
+	var stdout, stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var lines *io.PipeWriter
+	var linesDone chan struct{}
+	if onLine != nil {
+		pr, pw := io.Pipe()
+		lines, linesDone = pw, make(chan struct{})
+		cmd.Stdout = io.MultiWriter(&stdout, pw)
+		go func() {
+			defer close(linesDone)
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() {
+				onLine(sc.Text())
+			}
+			_, _ = io.Copy(io.Discard, pr)
+		}()
+	} else {
+		cmd.Stdout = &stdout
+	}
+	finishLines := func() {
+		if lines != nil {
+			_ = lines.Close()
+			<-linesDone
+		}
+	}
+
+	var afterStart func(int) error
+	if c.opts.StartHook != nil {
+		var err error
+		if afterStart, err = c.opts.StartHook(cmd); err != nil {
+			finishLines()
+			return nil, fmt.Errorf("rpm-ostree %s: start hook: %w", strings.Join(args, " "), err)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		finishLines()
+		return nil, fmt.Errorf("rpm-ostree %s: %w", strings.Join(args, " "), err)
+	}
+	if afterStart != nil {
+		if err := afterStart(cmd.Process.Pid); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			finishLines()
+			return nil, fmt.Errorf("rpm-ostree %s: after start hook: %w", strings.Join(args, " "), err)
+		}
+	}
+	err := cmd.Wait()
+	finishLines()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	cmdErr := &CommandError{Args: args, ExitCode: -1, Stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		cmdErr.ExitCode = exitErr.ExitCode()
+	} else if cmdErr.Stderr == "" {
+		cmdErr.Stderr = err.Error()
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return stdout.Bytes(), fmt.Errorf("%w: %w", ctxErr, cmdErr)
+	}
+	return stdout.Bytes(), cmdErr
+}

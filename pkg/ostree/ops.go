@@ -1,0 +1,223 @@
+package ostree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	rpmostreeclient "github.com/coreos/rpmostree-client-go/pkg/client"
+	"gopkg.in/yaml.v3"
+	"k8s.io/klog/v2"
+)
+
+// Status runs `rpm-ostree status --json`.
+func (c *Client) Status(ctx context.Context) (*Status, error) {
+	out, err := c.run(ctx, nil, "status", "--json")
+	if err != nil {
+		return nil, err
+	}
+	return ParseStatus(out)
+}
+
+// Version runs `rpm-ostree --version`.
+func (c *Client) Version(ctx context.Context) (*rpmostreeclient.VersionData, error) {
+	out, err := c.run(ctx, nil, "--version")
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Root rpmostreeclient.VersionData `yaml:"rpm-ostree"`
+	}
+	if err := yaml.Unmarshal(out, &v); err != nil {
+		return nil, fmt.Errorf("failed to parse `rpm-ostree --version` output: %w", err)
+	}
+	return &v.Root, nil
+}
+
+// Stage stages imageRef ("host/repo@sha256:...", no transport prefix) as a
+// finalization-locked deployment and returns it. It is idempotent: when the
+// same digest is already staged and locked it does nothing; any other staged
+// deployment is removed first (`cleanup -p`). It runs
+// `rpm-ostree rebase --lock-finalization ostree-unverified-registry:<ref>`,
+// or `rpm-ostree deploy --lock-finalization <digest>` when the booted
+// deployment already follows that exact reference (a rebase would fail with
+// "Old and new refs are equal"). When the booted deployment already carries
+// the image, nothing gets staged: Stage returns the booted deployment and
+// ErrAlreadyBooted.
+func (c *Client) Stage(ctx context.Context, imageRef string) (*Deployment, error) {
+	dgst, err := validateStageRef(imageRef)
+	if err != nil {
+		return nil, err
+	}
+	logger := klog.FromContext(ctx).WithValues("image", imageRef)
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planStage(st, imageRef, dgst)
+	if err != nil {
+		return nil, err
+	}
+	if plan.alreadyStaged != nil {
+		logger.V(2).Info("Image already staged and locked", "checksum", plan.alreadyStaged.Checksum)
+		return plan.alreadyStaged, nil
+	}
+	if plan.cleanup {
+		logger.Info("Removing the staged deployment first")
+		if err := c.CleanupPending(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var pp progressParser
+	onLine := func(line string) {
+		if p, ok := pp.feed(line); ok && c.opts.OnProgress != nil {
+			c.opts.OnProgress(p)
+		}
+	}
+	if _, err := c.run(ctx, onLine, plan.args...); err != nil {
+		return nil, err
+	}
+
+	st, err = c.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	staged := st.StagedDeployment()
+	if staged == nil {
+		if b, err := st.Booted(); err == nil && b.ImageDigest() == dgst {
+			return b, ErrAlreadyBooted
+		}
+		return nil, fmt.Errorf("stage %s: rpm-ostree succeeded but no deployment is staged", imageRef)
+	}
+	if staged.ImageDigest() != dgst {
+		return nil, fmt.Errorf("stage %s: the staged deployment carries %q", imageRef, staged.ImageDigest())
+	}
+	if !staged.FinalizationLocked {
+		return nil, fmt.Errorf("stage %s: the staged deployment is not finalization-locked", imageRef)
+	}
+	logger.Info("Staged", "checksum", staged.Checksum, "version", staged.Version)
+	return staged, nil
+}
+
+// validateStageRef checks that imageRef has no transport and is pinned by
+// digest, and returns the digest.
+func validateStageRef(imageRef string) (string, error) {
+	if strings.HasPrefix(imageRef, "ostree-") || strings.Contains(imageRef, "://") {
+		return "", fmt.Errorf("stage %q: pass the image reference without a transport", imageRef)
+	}
+	dgst, err := ImageDigest(imageRef)
+	if err != nil {
+		return "", fmt.Errorf("stage: %w", err)
+	}
+	return dgst, nil
+}
+
+// stagePlan is what Stage does, decided from status alone.
+type stagePlan struct {
+	// alreadyStaged is set when the image is staged and locked: nothing to do.
+	alreadyStaged *Deployment
+	// cleanup removes another staged deployment first.
+	cleanup bool
+	// args stage the image.
+	args []string
+}
+
+// planStage decides how to stage imageRef (pinned to dgst). After a cleanup
+// the booted deployment is what rpm-ostree takes the origin from; rebasing to
+// the origin it already has fails ("Old and new refs are equal"), so that
+// case deploys the digest instead.
+func planStage(st *Status, imageRef, dgst string) (stagePlan, error) {
+	booted, err := st.Booted()
+	if err != nil {
+		return stagePlan{}, err
+	}
+	var plan stagePlan
+	if staged := st.StagedDeployment(); staged != nil {
+		if staged.ImageDigest() == dgst && staged.FinalizationLocked {
+			return stagePlan{alreadyStaged: staged}, nil
+		}
+		plan.cleanup = true
+	}
+	refspec := UnverifiedRegistryTransport + imageRef
+	if booted.ContainerImageReference == refspec {
+		plan.args = []string{"deploy", "--lock-finalization", dgst}
+	} else {
+		plan.args = []string{"rebase", "--lock-finalization", refspec}
+	}
+	return plan, nil
+}
+
+// Finalize unlocks the staged deployment and has rpm-ostree reboot into it:
+// `rpm-ostree finalize-deployment <checksum>`. want is the staged
+// deployment's base checksum (rpm-ostree's rule: a mismatch is an error and
+// nothing changes) or the digest of the image it must carry ("sha256:...").
+// A staged deployment already unlocked (an earlier Finalize whose reboot has
+// not happened yet) is finalized again (--allow-unlocked).
+func (c *Client) Finalize(ctx context.Context, want string) error {
+	if !IsDigest(want) && !IsChecksum(want) {
+		return fmt.Errorf("finalize: %q is neither an image digest nor a commit checksum", want)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	staged := st.StagedDeployment()
+	if staged == nil {
+		return fmt.Errorf("finalize %s: %w", want, ErrNoStagedDeployment)
+	}
+	checksum := want
+	if IsDigest(want) {
+		if got := staged.ImageDigest(); got != want {
+			return fmt.Errorf("finalize %s: the staged deployment carries %q: %w", want, got, ErrChecksumMismatch)
+		}
+		checksum = staged.GetBaseChecksum()
+	}
+	args := []string{"finalize-deployment"}
+	if !staged.FinalizationLocked {
+		args = append(args, "--allow-unlocked")
+	}
+	args = append(args, checksum)
+	klog.FromContext(ctx).Info("Finalizing the staged deployment", "checksum", checksum, "version", staged.Version)
+	_, err = c.run(ctx, nil, args...)
+	return err
+}
+
+// CleanupPending removes the staged (pending) deployment: `rpm-ostree cleanup -p`.
+func (c *Client) CleanupPending(ctx context.Context) error {
+	_, err := c.run(ctx, nil, "cleanup", "-p")
+	return err
+}
+
+// KernelArgs returns the kernel arguments of the deployment that boots next:
+// the staged one if any, else the booted one (`rpm-ostree kargs`).
+func (c *Client) KernelArgs(ctx context.Context) ([]string, error) {
+	out, err := c.run(ctx, nil, "kargs")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// SetKernelArgs adds and removes kernel arguments on the deployment that
+// boots next (the staged one if any, else a new one made from the booted
+// one), which stays finalization-locked. It is idempotent: arguments already
+// present are not added again, absent ones are not an error to delete.
+func (c *Client) SetKernelArgs(ctx context.Context, add, remove []string) error {
+	if len(add) == 0 && len(remove) == 0 {
+		return nil
+	}
+	args := []string{"kargs", "--lock-finalization"}
+	for _, a := range remove {
+		args = append(args, "--delete-if-present="+a)
+	}
+	for _, a := range add {
+		args = append(args, "--append-if-missing="+a)
+	}
+	_, err := c.run(ctx, nil, args...)
+	return err
+}
+
+// IsTransactionInProgress tells whether err says another rpm-ostree
+// transaction is running (retry later).
+func IsTransactionInProgress(err error) bool { return errors.Is(err, ErrTransactionInProgress) }

@@ -1,0 +1,436 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/test/osdouble"
+)
+
+// SimNodeOptions configure a simulated node.
+type SimNodeOptions struct {
+	// Name is the Node's name (the daemon's --node-name).
+	Name string
+	// Dir holds the node; a temp dir when empty.
+	Dir string
+	// Kubeconfig the daemon uses.
+	Kubeconfig string
+	// DaemonBinary and RPMOstreeBinary come from BuildSimNodeBinaries.
+	DaemonBinary    string
+	RPMOstreeBinary string
+	// InitialImage ("host/repo@sha256:...") is pulled and booted when the
+	// node is made; empty boots a base deployment without content.
+	InitialImage string
+	// IOPolicy is the daemon's --io-policy; default "none".
+	IOPolicy string
+	// Hooked holds the daemon before each step until the harness
+	// acknowledges it (see SimNode.HoldAt); unheld steps are acknowledged
+	// at once.
+	Hooked bool
+	// Resync is the daemon's --resync; default 2s.
+	Resync time.Duration
+	// ExtraArgs are appended to the daemon's command line.
+	ExtraArgs []string
+	// OnBoot, when set, runs after every boot of the node, before its
+	// daemon starts again.
+	OnBoot func(BootEvent)
+	// OnShutdown, when set, runs at the start of every reboot or power
+	// cycle, before the daemon dies: what else goes down with the machine
+	// (a master's etcd member) and checks of the moment of disruption.
+	OnShutdown func(cause string)
+}
+
+// BootEvent is one boot of a simulated node.
+type BootEvent struct {
+	// Cause is "reboot" (orderly, after a reboot request), "power-loss" or "start".
+	Cause  string
+	Booted osdouble.Deployment
+	Time   time.Time
+}
+
+// SimNode is a simulated node: a root dir the daemon writes files under, a
+// persistent sysroot and a volatile run dir for the rpm-ostree double, and
+// the machine-config-daemon binary running as a child with the double first
+// on PATH. It watches the double's reboot-request file and performs the
+// reboot: kill the daemon, osdouble.Reboot (which wipes the run dir), new
+// boot id, start the daemon again.
+type SimNode struct {
+	Name    string
+	Dir     string
+	Root    string
+	Sysroot string
+	Run     string
+
+	opts       SimNodeOptions
+	binDir     string
+	rebootFile string
+	hookDir    string
+	proc       *process
+
+	mu      sync.Mutex // serialises boots and daemon (re)starts
+	boots   []BootEvent
+	hook    *stepHook
+	stopped bool
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errMu  sync.Mutex
+	err    error
+}
+
+// StartSimNode makes the node's dirs, boots its initial OS and starts the daemon.
+func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr error) {
+	if o.Name == "" || o.Kubeconfig == "" || o.DaemonBinary == "" || o.RPMOstreeBinary == "" {
+		return nil, errors.New("simnode: Name, Kubeconfig, DaemonBinary and RPMOstreeBinary are required")
+	}
+	if o.IOPolicy == "" {
+		o.IOPolicy = "none"
+	}
+	if o.Resync == 0 {
+		o.Resync = 2 * time.Second
+	}
+	var err error
+	if o.Dir == "" {
+		if o.Dir, err = os.MkdirTemp("", "tandem-node-"+o.Name+"-"); err != nil {
+			return nil, fmt.Errorf("simnode: %w", err)
+		}
+	}
+	n := &SimNode{
+		Name: o.Name, Dir: o.Dir,
+		Root:    filepath.Join(o.Dir, "root"),
+		Sysroot: filepath.Join(o.Dir, "sysroot"),
+		Run:     filepath.Join(o.Dir, "run"),
+		opts:    o,
+		binDir:  filepath.Join(o.Dir, "bin"),
+		hookDir: filepath.Join(o.Dir, "hook"),
+	}
+	n.rebootFile = filepath.Join(n.Dir, "reboot-request")
+	for _, d := range []string{n.Root, n.Sysroot, n.Run, n.binDir, n.hookDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("simnode: %w", err)
+		}
+	}
+	// The double must be found as "rpm-ostree" first on PATH.
+	if err := os.Symlink(o.RPMOstreeBinary, filepath.Join(n.binDir, "rpm-ostree")); err != nil {
+		return nil, fmt.Errorf("simnode: %w", err)
+	}
+	if err := osdouble.Init(ctx, n.Sysroot, osdouble.InitialOS{ImageRef: o.InitialImage}); err != nil {
+		return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
+	}
+	if err := n.newBoot("start"); err != nil {
+		return nil, err
+	}
+	n.proc = newProcess("machine-config-daemon-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "daemon.log"), n.daemonArgs()...)
+	n.proc.env = n.daemonEnv()
+	if o.Hooked {
+		n.hook = newStepHook(n.hookDir)
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	n.cancel = cancel
+	defer func() {
+		if retErr != nil {
+			_ = n.Stop()
+		}
+	}()
+	if err := n.proc.start(); err != nil {
+		return nil, err
+	}
+	n.wg.Add(1)
+	go n.watchReboots(wctx)
+	if n.hook != nil {
+		n.wg.Add(1)
+		go n.hook.run(wctx, &n.wg)
+	}
+	return n, nil
+}
+
+// NewSimNode is StartSimNode with t.Cleanup(Stop); it fails the test on error.
+func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	n, err := StartSimNode(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := n.Stop(); err != nil {
+			t.Errorf("stopping node %s: %v", n.Name, err)
+		}
+	})
+	return n
+}
+
+func (n *SimNode) daemonArgs() []string {
+	args := []string{
+		"--node-name=" + n.Name,
+		"--kubeconfig=" + n.opts.Kubeconfig,
+		"--root=" + n.Root,
+		"--io-policy=" + n.opts.IOPolicy,
+		"--metrics-addr=",
+		"--host=harness",
+		"--reboot-file=" + n.rebootFile,
+		"--boot-id-file=" + n.bootIDFile(),
+		"--sysroot=" + n.Sysroot,
+		"--resync=" + n.opts.Resync.String(),
+		"-v=2",
+	}
+	return append(args, n.opts.ExtraArgs...)
+}
+
+func (n *SimNode) daemonEnv() []string {
+	env := []string{
+		"PATH=" + n.binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		osdouble.EnvSysroot + "=" + n.Sysroot,
+		osdouble.EnvRun + "=" + n.Run,
+		osdouble.EnvRebootFile + "=" + n.rebootFile,
+	}
+	if n.opts.Hooked {
+		env = append(env, "TANDEM_DAEMON_TEST_HOOK_DIR="+n.hookDir)
+	}
+	return env
+}
+
+func (n *SimNode) bootIDFile() string { return filepath.Join(n.Run, "tandem", "boot_id") }
+
+// newBoot gives the node a new boot id and records the boot.
+func (n *SimNode) newBoot(cause string) error {
+	if err := os.MkdirAll(filepath.Dir(n.bootIDFile()), 0o755); err != nil {
+		return fmt.Errorf("simnode: %w", err)
+	}
+	if err := os.WriteFile(n.bootIDFile(), []byte(uuid.NewString()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("simnode: %w", err)
+	}
+	d, err := osdouble.BootedDeployment(n.Sysroot)
+	if err != nil {
+		return fmt.Errorf("simnode %s: reading booted deployment: %w", n.Name, err)
+	}
+	ev := BootEvent{Cause: cause, Booted: *d, Time: time.Now()}
+	n.boots = append(n.boots, ev)
+	klog.InfoS("simulated node booted", "node", n.Name, "cause", cause, "checksum", d.Checksum, "origin", d.Origin)
+	if n.opts.OnBoot != nil {
+		n.opts.OnBoot(ev)
+	}
+	return nil
+}
+
+// killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
+// children too) and waits for it.
+func (n *SimNode) killDaemon() {
+	p := n.proc
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.cmd = nil
+	p.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	<-done
+}
+
+func (n *SimNode) restartDaemon() error {
+	if n.hook != nil {
+		n.hook.release()
+	}
+	return n.proc.start()
+}
+
+// KillDaemon is kill -9 of the daemon, then a restart (same boot).
+func (n *SimNode) KillDaemon() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped {
+		return errors.New("simnode stopped")
+	}
+	n.killDaemon()
+	return n.restartDaemon()
+}
+
+// PowerCycle is a reboot without an orderly shutdown: the daemon dies, any
+// staged deployment is lost (locked or not), the run dir is wiped.
+func (n *SimNode) PowerCycle() error { return n.boot("power-loss") }
+
+// Reboot is an orderly reboot, as the reboot-request watcher performs it.
+func (n *SimNode) Reboot() error { return n.boot("reboot") }
+
+func (n *SimNode) boot(cause string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped {
+		return errors.New("simnode stopped")
+	}
+	if n.opts.OnShutdown != nil {
+		n.opts.OnShutdown(cause)
+	}
+	n.killDaemon()
+	_ = os.Remove(n.rebootFile)
+	// The daemon's rpm-ostree children got SIGKILL with its process group;
+	// their transaction lock goes away once they are gone, which may take a
+	// moment after the daemon itself was reaped.
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if cause == "power-loss" {
+			err = osdouble.PowerLoss(n.Sysroot, n.Run)
+		} else {
+			err = osdouble.Reboot(n.Sysroot, n.Run)
+		}
+		if !errors.Is(err, osdouble.ErrTransactionInProgress) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+	}
+	if err := n.newBoot(cause); err != nil {
+		return err
+	}
+	return n.restartDaemon()
+}
+
+// watchReboots performs the reboots the double (finalize-deployment) or the
+// daemon (--host=harness) ask for by writing the reboot file.
+func (n *SimNode) watchReboots(ctx context.Context) {
+	defer n.wg.Done()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := os.Stat(n.rebootFile); err != nil {
+			continue
+		}
+		if err := n.Reboot(); err != nil {
+			n.errMu.Lock()
+			if n.err == nil {
+				n.err = err
+			}
+			n.errMu.Unlock()
+			klog.ErrorS(err, "simulated reboot failed", "node", n.Name)
+		}
+	}
+}
+
+// Err returns the first error of a reboot the harness performed.
+func (n *SimNode) Err() error {
+	n.errMu.Lock()
+	defer n.errMu.Unlock()
+	return n.err
+}
+
+// Boots returns the node's boots so far, oldest first.
+func (n *SimNode) Boots() []BootEvent {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]BootEvent(nil), n.boots...)
+}
+
+// Booted returns the booted deployment.
+func (n *SimNode) Booted() (*osdouble.Deployment, error) { return osdouble.BootedDeployment(n.Sysroot) }
+
+// Staged returns the staged deployment (nil if none) and whether it is locked.
+func (n *SimNode) Staged() (*osdouble.Deployment, bool, error) {
+	return osdouble.StagedDeployment(n.Run)
+}
+
+// HostPath is where the node's file p lives on the test machine.
+func (n *SimNode) HostPath(p string) string { return filepath.Join(n.Root, p) }
+
+// DaemonLog returns the daemon's log so far.
+func (n *SimNode) DaemonLog() string {
+	b, _ := os.ReadFile(filepath.Join(n.Dir, "daemon.log"))
+	return string(b)
+}
+
+// DaemonLogTail returns the end of the daemon's log, for failure messages.
+func (n *SimNode) DaemonLogTail() string { return n.proc.logTail() }
+
+// Steps returns the hook points the daemon reached, in order, across
+// restarts (Hooked nodes only).
+func (n *SimNode) Steps() []string {
+	if n.hook == nil {
+		return nil
+	}
+	return n.hook.steps()
+}
+
+// HoldAt arms the hook: the occurrence-th time (1-based, counted over the
+// node's life) the daemon reaches point, it is held there and not
+// acknowledged; the returned channel is closed then. The test then kills
+// the daemon (KillDaemon) or the node (PowerCycle); the restarted daemon
+// runs unheld. Hooked nodes only.
+func (n *SimNode) HoldAt(point string, occurrence int) <-chan struct{} {
+	if n.hook == nil {
+		panic("simnode: HoldAt needs SimNodeOptions.Hooked")
+	}
+	return n.hook.holdAt(point, occurrence)
+}
+
+// Stop kills the daemon and stops the watchers. The node's dirs stay.
+func (n *SimNode) Stop() error {
+	n.mu.Lock()
+	if n.stopped {
+		n.mu.Unlock()
+		return nil
+	}
+	n.stopped = true
+	n.killDaemon()
+	n.mu.Unlock()
+	if n.cancel != nil {
+		n.cancel()
+	}
+	n.wg.Wait()
+	return nil
+}
+
+// BuildSimNodeBinaries builds machine-config-daemon and the rpm-ostree
+// double into dir (once per dir) and returns their paths.
+func BuildSimNodeBinaries(ctx context.Context, dir string) (daemonBin, rpmOstreeBin string, err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", "", err
+	}
+	daemonBin = filepath.Join(dir, "machine-config-daemon")
+	rpmOstreeBin = filepath.Join(dir, "rpm-ostree")
+	for pkg, out := range map[string]string{
+		"./cmd/machine-config-daemon":    daemonBin,
+		"./test/osdouble/cmd/rpm-ostree": rpmOstreeBin,
+	} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags=containers_image_openpgp", "-o", out, pkg)
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("building %s: %w\n%s", pkg, err, b)
+		}
+	}
+	return daemonBin, rpmOstreeBin, nil
+}
+
+// moduleRoot finds the main module's directory (where go.mod is).
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("not inside the tandem module")
+	}
+	return filepath.Dir(mod), nil
+}

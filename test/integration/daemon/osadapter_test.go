@@ -1,0 +1,115 @@
+//go:build integration
+
+package daemon_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
+	"github.com/tandem-mco/tandem/pkg/iso"
+	"github.com/tandem-mco/tandem/test/osdouble"
+	"github.com/tandem-mco/tandem/test/osimage"
+)
+
+// TestOSAdapterWithDouble drives the daemon's rpm-ostree adapter against the
+// double (no apiserver): stage locked, status, kernel arguments, finalize,
+// reboot, cleanup.
+func TestOSAdapterWithDouble(t *testing.T) {
+	ctx := context.Background()
+	_, rpmOstree := buildBinaries(t)
+	reg, err := osimage.StartRegistry(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	var imgs []string
+	for v := 1; v <= 2; v++ {
+		ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: v, SizeBytes: 2 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, ref)
+	}
+	dir := t.TempDir()
+	sysroot, run, rebootFile := filepath.Join(dir, "sysroot"), filepath.Join(dir, "run"), filepath.Join(dir, "reboot")
+	if err := osdouble.Init(ctx, sysroot, osdouble.InitialOS{ImageRef: imgs[0]}); err != nil {
+		t.Fatal(err)
+	}
+	a := osupdate.New(osupdate.Options{
+		Binary:        rpmOstree,
+		Env:           []string{osdouble.EnvSysroot + "=" + sysroot, osdouble.EnvRun + "=" + run, osdouble.EnvRebootFile + "=" + rebootFile},
+		DefaultPolicy: iso.PolicyPerObjectFsync,
+		PolicyOptions: iso.Options{Sysroot: sysroot},
+	})
+	st, err := a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Booted.Image != imgs[0] || st.Staged != nil {
+		t.Fatalf("initial status %+v", st)
+	}
+	var progress []daemon.StageProgress
+	res, err := a.Stage(ctx, imgs[1], "", func(p daemon.StageProgress) { progress = append(progress, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("staged %s, %d bytes written, progress %+v", res.Checksum, res.BytesWritten, progress)
+	if len(progress) < 2 || progress[len(progress)-1].Percent != 100 {
+		t.Errorf("progress reports: %+v", progress)
+	}
+	if res.BytesWritten <= 0 {
+		t.Errorf("bytes written %d", res.BytesWritten)
+	}
+	st, err = a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Staged == nil || !st.Staged.FinalizationLocked || st.Staged.Image != imgs[1] || st.Staged.Checksum != res.Checksum {
+		t.Fatalf("after stage: %+v staged=%+v", st, st.Staged)
+	}
+	if err := a.SetKernelArgs(ctx, []string{"tandem.x=1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = a.Status(ctx); err != nil || st.Staged == nil || !st.Staged.FinalizationLocked {
+		t.Fatalf("after kargs: %+v %v", st, err)
+	}
+	if err := a.Finalize(ctx, res.Checksum); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(rebootFile); err != nil {
+		t.Fatalf("finalize did not ask for a reboot: %v", err)
+	}
+	if err := osdouble.Reboot(sysroot, run); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = a.Status(ctx); err != nil || st.Booted.Image != imgs[1] || st.Staged != nil {
+		t.Fatalf("after reboot: %+v %v", st, err)
+	}
+	d, _ := osdouble.BootedDeployment(sysroot)
+	if !contains(d.Kargs, "tandem.x=1") {
+		t.Errorf("kargs after reboot: %v", d.Kargs)
+	}
+	// Stage the old image back and discard it.
+	if _, err := a.Stage(ctx, imgs[0], iso.PolicyNone, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CleanupStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = a.Status(ctx); err != nil || st.Staged != nil {
+		t.Fatalf("after cleanup: %+v %v", st, err)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

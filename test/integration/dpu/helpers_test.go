@@ -1,0 +1,190 @@
+//go:build integration
+
+// Package dpu_test runs tandem's DPU pairing on real control planes: the
+// HostMaintenance API and its RBAC, the tenant controller with kwok
+// kubelets and the real drain controller, and two clusters (tenant + infra)
+// whose nodes run the real machine-config-daemon with the rpm-ostree double.
+package dpu_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+const workloadNS = "workload"
+
+// waitFor polls cond until it holds. It gives up shortly before the test's
+// own deadline (go test -timeout) so the failure shows what it last saw.
+func waitFor(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline, hasDeadline := t.Deadline()
+	for {
+		ok, last := cond()
+		if ok {
+			return
+		}
+		if t.Context().Err() != nil || (hasDeadline && time.Until(deadline) < 30*time.Second) {
+			t.Fatalf("gave up waiting for %s; last: %s", what, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func hmClient(t *testing.T, cfg *rest.Config) *dpu.HostMaintenances {
+	t.Helper()
+	c, err := dpu.NewHostMaintenances(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// applyManifest creates every object of a manifests/ YAML file.
+func applyManifest(t *testing.T, kube kubernetes.Interface, path string) {
+	t.Helper()
+	ctx := t.Context()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var raw runtime.RawExtension
+		if err := dec.Decode(&raw); err != nil {
+			if err.Error() == "EOF" {
+				return
+			}
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(raw.Raw) == 0 {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(raw.Raw, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := createTyped(ctx, kube, obj); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+}
+
+func createTyped(ctx context.Context, kube kubernetes.Interface, obj runtime.Object) error {
+	var err error
+	switch o := obj.(type) {
+	case *corev1.ServiceAccount:
+		_, err = kube.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.Namespace:
+		_, err = kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
+	default:
+		return createRBAC(ctx, kube, obj)
+	}
+	return err
+}
+
+func ensureNamespace(t *testing.T, kube kubernetes.Interface, name string) {
+	t.Helper()
+	_, err := kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+}
+
+// workloadPods counts the pods on a node that are not terminal: those of
+// DaemonSets, and the others.
+func workloadPods(ctx context.Context, kube kubernetes.Interface, node string) (other, daemonSet int, err error) {
+	pods, err := kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String()})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		owned := false
+		for _, o := range p.OwnerReferences {
+			if o.Kind == "DaemonSet" {
+				owned = true
+			}
+		}
+		if owned {
+			daemonSet++
+		} else {
+			other++
+		}
+	}
+	return other, daemonSet, nil
+}
+
+func deployment(name string, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workloadNS},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "app", Image: "app"}},
+					// Spread over the nodes so every host runs some.
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway,
+						LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func daemonSet(name string) *appsv1.DaemonSet {
+	labels := map[string]string{"app": name}
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workloadNS},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent"}}},
+			},
+		},
+	}
+}
+
+func nodeSummary(n *corev1.Node) string {
+	var parts []string
+	for k, v := range n.Annotations {
+		if strings.HasPrefix(k, "machineconfiguration.openshift.io/") || strings.HasPrefix(k, "dpu.machineconfiguration.openshift.io/") {
+			parts = append(parts, fmt.Sprintf("%s=%s", k[strings.LastIndex(k, "/")+1:], v))
+		}
+	}
+	return fmt.Sprintf("%s unschedulable=%v %v", n.Name, n.Spec.Unschedulable, parts)
+}
+
+var _ = framework.KwokNode

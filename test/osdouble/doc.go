@@ -1,0 +1,68 @@
+// Package osdouble is a test double of rpm-ostree: the state of one simulated
+// node as a library, and the `rpm-ostree` CLI built from it
+// (test/osdouble/cmd/rpm-ostree), which tests put first on PATH.
+//
+// It keeps the contract of the real tool that tandem relies on:
+//   - `status --json` with rpm-ostree's field names and shapes (`booted`,
+//     `staged`, `finalization-locked` present only when true, `checksum`,
+//     `version`, `pinned`, `container-image-reference`,
+//     `container-image-reference-digest`, `base-commit-meta`, ...);
+//   - `rebase [--lock-finalization] REFSPEC [REVISION]` and
+//     `deploy [--lock-finalization] REVISION` for container images
+//     (ostree-unverified-registry:...), with "Old and new refs are equal";
+//   - `finalize-deployment [--allow-missing-checksum] [--allow-unlocked] [CHECKSUM]`
+//     with rpm-ostree's checksum rule (it must equal the staged deployment's
+//     base checksum), which unlocks and then asks for a reboot;
+//   - `cleanup -p/-r/-b/-m`, `kargs`, `--version`; unknown commands and
+//     options fail with a message on stderr and exit 1, as GLib's parser does;
+//   - one transaction at a time: a second client with the same command line
+//     attaches to the running one and gets its result, any other fails with
+//     "Transaction in progress".
+//
+// # Node state
+//
+// A node has a persistent sysroot and a volatile run dir (its /run):
+//
+//	<sysroot>/ostree/repo/config          ostree repo config ([core] per-object-fsync, fsync)
+//	<sysroot>/ostree/repo/objects/XX/...  content objects (.file) and commits (.commit), by sha256
+//	<sysroot>/ostree/repo/refs/images/    image manifest digest -> commit
+//	<sysroot>/ostree/repo/tmp/            objects being written
+//	<sysroot>/ostree/boot.json            the bootloader's deployments; the first one boots
+//	<sysroot>/ostree/lock                 transaction lock (flock)
+//	<run>/ostree/staged-deployment        the staged deployment (as in ostree)
+//	<run>/ostree/staged-deployment-locked finalization lock (as in ostree)
+//	<run>/rpm-ostree/transaction.json     the running transaction
+//	<run>/rpm-ostree/progress.json        progress of the last pull (see Progress)
+//	<run>/rpm-ostree/commands.log         one JSON line per mutating command (see CommandRecord)
+//
+// A reboot (Reboot) turns an unlocked staged deployment into the booted one,
+// discards a locked one, and wipes the run dir; a power loss (PowerLoss)
+// discards any staged deployment, as ostree only finalizes on an orderly
+// shutdown. Every state change is a write to a temporary file and a rename, so
+// kill -9 at any point leaves the old or the new state, never a mix.
+//
+// # Writes
+//
+// Pulling an image reads it with github.com/containers/image/v5 from the
+// registry (plain HTTP allowed, signature policy insecureAcceptAnything as for
+// ostree-unverified-registry), verifies manifest, config and layer digests and
+// each layer's diffID, and writes every file of every layer as a
+// content-addressed object. With `core.per-object-fsync=true` in the repo
+// config each object is fsynced before its rename; otherwise one syncfs at the
+// end of the pull makes them durable (ostree's two behaviours). With
+// `core.fsync=false` nothing is synced. There are no sleeps: the disk sets the
+// pace. Objects already present are not written again.
+//
+// The CLI finds its node through the environment: EnvSysroot, EnvRun and
+// EnvRebootFile.
+//
+// # In a harness
+//
+//	bin, _ := osdouble.BuildCLI(ctx, dir)          // once, in TestMain; put dir first on PATH
+//	reg, _ := osimage.StartRegistry(ctx, regDir)   // a registry on loopback
+//	ref, _ := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: 1})
+//	n := osdouble.NewNode(nodeDir)
+//	_ = n.Init(ctx, osdouble.InitialOS{ImageRef: ref})
+//	// run the daemon with n.Env() in its environment (pkg/ostree: Options.Env)
+//	// when n.RebootRequested(): stop the node's processes, n.Reboot(), restart them
+package osdouble

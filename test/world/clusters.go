@@ -1,0 +1,183 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+func (w *World) startClusters(ctx context.Context) error {
+	var err error
+	if w.Etcd, err = framework.StartEtcdCluster(ctx, w.path("tenant-etcd"), w.Opts.Masters); err != nil {
+		return err
+	}
+	w.Tenant = &Cluster{Name: "tenant", Pools: map[string]int{
+		constants.MasterPool: 1, constants.WorkerPool: w.Opts.WorkerMaxUnavailable}}
+	if w.Tenant.CP, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{
+		Name: "tenant", Dir: w.path("tenant"), EtcdCluster: w.Etcd, KubeControllers: true}); err != nil {
+		return err
+	}
+	w.Infra = &Cluster{Name: "infra", Pools: map[string]int{constants.DPUWorkerPool: w.Opts.InfraMaxUnavailable}}
+	if w.Infra.CP, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{
+		Name: "infra", Dir: w.path("infra"), KubeControllers: true}); err != nil {
+		return err
+	}
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		if c.Kwok, err = framework.StartKwok(ctx, c.CP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerObjects creates the pools, one base MachineConfig per pool (the
+// first OS image) and the Node objects, paired DPU <-> host.
+func (w *World) registerObjects(ctx context.Context) error {
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool, maxUnavailable := range c.Pools {
+			if err := createPool(ctx, c, pool, maxUnavailable); err != nil {
+				return err
+			}
+			if err := w.createConfig(ctx, c, "00-"+pool+"-base", pool, w.Images[0], nil); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range w.Opts.Masters {
+		w.addNode(w.Tenant, w.Etcd.MemberName(i), constants.MasterPool, "", i)
+	}
+	for i := range w.Opts.Workers {
+		pair := ""
+		if i < w.Opts.DPUs {
+			pair = fmt.Sprintf("dpu-%d", i)
+		}
+		w.addNode(w.Tenant, fmt.Sprintf("worker-%d", i), constants.WorkerPool, pair, -1)
+	}
+	for i := range w.Opts.DPUs {
+		w.addNode(w.Infra, fmt.Sprintf("dpu-%d", i), constants.DPUWorkerPool, fmt.Sprintf("worker-%d", i), -1)
+	}
+	for _, name := range w.Order {
+		n := w.Nodes[name]
+		labels := map[string]string{constants.NodeRoleLabelPrefix + n.Pool: ""}
+		if n.Pool == constants.MasterPool {
+			labels[constants.NodeRoleLabelPrefix+"control-plane"] = ""
+		}
+		node := framework.KwokNode(name, labels)
+		if n.Cluster == w.Infra && n.Pair != "" {
+			node.Annotations[constants.TenantNodeAnnotation] = n.Pair
+		}
+		if _, err := n.Cluster.CP.Kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating node %s in %s: %w", name, n.Cluster.Name, err)
+		}
+	}
+	return nil
+}
+
+func (w *World) addNode(c *Cluster, name, pool, pair string, member int) {
+	w.Nodes[name] = &Node{Name: name, Cluster: c, Pool: pool, Pair: pair, etcdMember: member}
+	w.Order = append(w.Order, name)
+}
+
+func createPool(ctx context.Context, c *Cluster, name string, maxUnavailable int) error {
+	mu := intstr.FromInt(maxUnavailable)
+	pool := &mcfgv1.MachineConfigPool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: mcfgv1.MachineConfigPoolSpec{
+			MachineConfigSelector: metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.MachineConfigRoleLabel, name),
+			NodeSelector:          metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.NodeRoleLabelPrefix+name, ""),
+			MaxUnavailable:        &mu,
+		},
+	}
+	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating pool %s in %s: %w", name, c.Name, err)
+	}
+	return nil
+}
+
+// ignitionFile is one file of a MachineConfig's Ignition config.
+type ignitionFile struct {
+	Path     string
+	Contents string
+}
+
+func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
+	type contents struct {
+		Source string `json:"source"`
+	}
+	type file struct {
+		Path      string   `json:"path"`
+		Mode      int      `json:"mode"`
+		Overwrite bool     `json:"overwrite"`
+		Contents  contents `json:"contents"`
+	}
+	cfg := map[string]any{"ignition": map[string]string{"version": "3.4.0"}}
+	if len(files) > 0 {
+		var fs []file
+		for _, f := range files {
+			fs = append(fs, file{Path: f.Path, Mode: 0o644, Overwrite: true, Contents: contents{Source: dataURL(f.Contents)}})
+		}
+		cfg["storage"] = map[string]any{"files": fs}
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	mc := &mcfgv1.MachineConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{constants.MachineConfigRoleLabel: pool}},
+		Spec:       mcfgv1.MachineConfigSpec{OSImageURL: image, Config: runtime.RawExtension{Raw: raw}},
+	}
+	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigs().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating MachineConfig %s in %s: %w", name, c.Name, err)
+	}
+	return nil
+}
+
+// renderedConfig waits until pool's spec.configuration names a rendered
+// config different from not, and returns it.
+func renderedConfig(ctx context.Context, c *Cluster, pool, not string) (string, error) {
+	var name string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, pool, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		name = p.Spec.Configuration.Name
+		return name != "" && name != not, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("pool %s in %s got no new rendered config (have %q): %w", pool, c.Name, name, err)
+	}
+	return name, nil
+}
+
+// bootstrapNodes marks every node as running its pool's first rendered
+// config, as the installer does on a new cluster.
+func (w *World) bootstrapNodes(ctx context.Context) error {
+	for _, name := range w.Order {
+		n := w.Nodes[name]
+		cfg, err := renderedConfig(ctx, n.Cluster, n.Pool, "")
+		if err != nil {
+			return err
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+			constants.CurrentConfigAnnotation: cfg,
+			constants.DesiredConfigAnnotation: cfg,
+			constants.StateAnnotation:         constants.MachineConfigDaemonStateDone,
+		}}})
+		if _, err := n.Cluster.CP.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("bootstrapping node %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+// Monitor watches the rollout from outside, as an SRE would, and records
+// what the invariants need: who was unavailable when, etcd's leader, failed
+// apiserver writes, the workload's availability, and each boot.
+type Monitor struct {
+	w      *World
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu sync.Mutex
+	// maxUnavailableSeen per "cluster/pool".
+	maxUnavailableSeen map[string]int
+	// leader is the current etcd leader's member name; leaderChanges counts
+	// changes from one known leader to another.
+	leader        string
+	leaderChanges int
+	initialLeader string
+	// masterReboots lists masters in the order they went down, and whether
+	// each was the etcd leader then.
+	masterReboots []masterReboot
+	// writes to the tenant apiserver during the rollout.
+	writes, failedWrites int
+	// minReadyWeb is the fewest Ready pods of the workload seen.
+	minReadyWeb int
+	// cordonedAt marks when a node was seen cordoned; windows sums them.
+	cordonedAt map[string]time.Time
+	windows    map[string]time.Duration
+	reboots    map[string]int
+	violations []string
+	nodes      map[string]*corev1.Node
+}
+
+type masterReboot struct {
+	name       string
+	wasLeader  bool
+	rebootedAt time.Time
+}
+
+func newMonitor(w *World) *Monitor {
+	return &Monitor{
+		w:                  w,
+		maxUnavailableSeen: map[string]int{},
+		minReadyWeb:        -1,
+		cordonedAt:         map[string]time.Time{},
+		windows:            map[string]time.Duration{},
+		reboots:            map[string]int{},
+		nodes:              map[string]*corev1.Node{},
+	}
+}
+
+func (m *Monitor) violate(format string, args ...any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v := fmt.Sprintf(format, args...)
+	m.violations = append(m.violations, v)
+	m.w.Opts.Logf("world: INVARIANT VIOLATED: %s", v)
+}
+
+// start begins sampling; called when the update is published.
+func (m *Monitor) start(ctx context.Context) error {
+	ctx, m.cancel = context.WithCancel(ctx)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: m.w.Etcd.ClientURLs(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return fmt.Errorf("etcd client for the monitor: %w", err)
+	}
+	leader, err := m.etcdLeader(ctx, cli)
+	if err != nil {
+		_ = cli.Close()
+		return err
+	}
+	m.mu.Lock()
+	m.leader, m.initialLeader = leader, leader
+	m.mu.Unlock()
+	m.wg.Add(3)
+	go func() {
+		defer m.wg.Done()
+		defer cli.Close()
+		m.every(ctx, 100*time.Millisecond, func() { m.sampleLeader(ctx, cli) })
+	}()
+	go func() { defer m.wg.Done(); m.every(ctx, 200*time.Millisecond, func() { m.sampleNodes(ctx) }) }()
+	go func() { defer m.wg.Done(); m.every(ctx, 100*time.Millisecond, func() { m.write(ctx) }) }()
+	return nil
+}
+
+func (m *Monitor) stop() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.wg.Wait()
+}
+
+func (m *Monitor) every(ctx context.Context, d time.Duration, f func()) {
+	wait.UntilWithContext(ctx, func(context.Context) { f() }, d)
+}
+
+// etcdLeader asks every reachable member who leads and names the leader.
+func (m *Monitor) etcdLeader(ctx context.Context, cli *clientv3.Client) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	members, err := cli.MemberList(ctx)
+	if err != nil {
+		return "", fmt.Errorf("etcd member list: %w", err)
+	}
+	for _, ep := range m.w.Etcd.ClientURLs() {
+		st, err := cli.Status(ctx, ep)
+		if err != nil || st.Leader == 0 {
+			continue
+		}
+		for _, mem := range members.Members {
+			if mem.ID == st.Leader {
+				return mem.Name, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no etcd member knows a leader")
+}
+
+func (m *Monitor) sampleLeader(ctx context.Context, cli *clientv3.Client) {
+	leader, err := m.etcdLeader(ctx, cli)
+	if err != nil || leader == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if leader != m.leader {
+		m.leaderChanges++
+		m.w.Opts.Logf("world: etcd leader %s -> %s", m.leader, leader)
+		m.leader = leader
+	}
+}
+
+// write is the steady apiserver client: one small write per tick; a failure
+// is what a user of the cluster would have seen.
+func (m *Monitor) write(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "probe-", Namespace: WorkloadNamespace}}
+	created, err := m.w.Tenant.CP.Kube.CoreV1().ConfigMaps(WorkloadNamespace).Create(rctx, cm, metav1.CreateOptions{})
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil {
+		err = m.w.Tenant.CP.Kube.CoreV1().ConfigMaps(WorkloadNamespace).Delete(rctx, created.Name, metav1.DeleteOptions{})
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.writes++
+	if err != nil {
+		m.failedWrites++
+		m.w.Opts.Logf("world: apiserver write failed: %v", err)
+	}
+}
+
+// sampleNodes records per-pool unavailability, cordon windows and the
+// workload's ready pods.
+func (m *Monitor) sampleNodes(ctx context.Context) {
+	now := time.Now()
+	seen := map[string]*corev1.Node{}
+	for _, c := range []*Cluster{m.w.Tenant, m.w.Infra} {
+		list, err := c.CP.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return
+		}
+		unavailable := map[string]int{}
+		for i := range list.Items {
+			node := &list.Items[i]
+			n, ok := m.w.Nodes[node.Name]
+			if !ok || n.Cluster != c {
+				continue
+			}
+			seen[node.Name] = node
+			if nodeUnavailable(node) {
+				unavailable[n.Pool]++
+			}
+		}
+		m.mu.Lock()
+		for pool, limit := range c.Pools {
+			key := c.Name + "/" + pool
+			if unavailable[pool] > m.maxUnavailableSeen[key] {
+				m.maxUnavailableSeen[key] = unavailable[pool]
+			}
+			if unavailable[pool] > limit {
+				m.mu.Unlock()
+				m.violate("%s: %d nodes unavailable, maxUnavailable is %d", key, unavailable[pool], limit)
+				m.mu.Lock()
+			}
+		}
+		m.mu.Unlock()
+	}
+	pods, err := m.w.Tenant.CP.Kube.CoreV1().Pods(WorkloadNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	ready := -1
+	if err == nil {
+		ready = 0
+		for i := range pods.Items {
+			if podReady(&pods.Items[i]) {
+				ready++
+			}
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name, node := range seen {
+		m.nodes[name] = node
+		_, was := m.cordonedAt[name]
+		switch {
+		case node.Spec.Unschedulable && !was:
+			m.cordonedAt[name] = now
+		case !node.Spec.Unschedulable && was:
+			m.windows[name] += now.Sub(m.cordonedAt[name])
+			delete(m.cordonedAt, name)
+		}
+	}
+	if ready >= 0 && (m.minReadyWeb < 0 || ready < m.minReadyWeb) {
+		m.minReadyWeb = ready
+	}
+}
+
+// nodeUnavailable is the MCO's notion: being updated, cordoned, not Ready
+// or degraded.
+func nodeUnavailable(n *corev1.Node) bool {
+	a := n.Annotations
+	return a[constants.DesiredConfigAnnotation] != a[constants.CurrentConfigAnnotation] ||
+		n.Spec.Unschedulable || !framework.NodeReady(n) ||
+		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateDegraded ||
+		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateUnreconcilable
+}
+
+func podReady(p *corev1.Pod) bool {
+	if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// onShutdown runs as a node goes down. A master takes its etcd member down;
+// a DPU must find its host drained of every non-DaemonSet pod.
+func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
+	if n.etcdMember >= 0 {
+		m.mu.Lock()
+		m.masterReboots = append(m.masterReboots, masterReboot{name: n.Name, wasLeader: m.leader == n.Name, rebootedAt: time.Now()})
+		m.mu.Unlock()
+		_ = m.w.Etcd.StopMember(n.etcdMember)
+	}
+	if n.Cluster == m.w.Infra && n.Pair != "" {
+		pods, err := m.w.Tenant.CP.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Pair})
+		if err != nil {
+			m.violate("%s rebooted (%s) and its host %s could not be checked: %v", n.Name, cause, n.Pair, err)
+			return
+		}
+		var held []string
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if !isDaemonSetPod(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+				held = append(held, p.Namespace+"/"+p.Name)
+			}
+		}
+		if len(held) > 0 {
+			m.violate("DPU %s rebooted (%s) while its host %s still ran %v", n.Name, cause, n.Pair, held)
+		}
+	}
+}
+
+// onBoot runs as a node comes back: a master's etcd member restarts.
+func (m *Monitor) onBoot(ctx context.Context, n *Node, ev framework.BootEvent) {
+	if ev.Cause == "start" {
+		return
+	}
+	m.mu.Lock()
+	m.reboots[n.Name]++
+	m.mu.Unlock()
+	if n.etcdMember >= 0 {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if err := m.w.Etcd.StartMember(sctx, n.etcdMember); err != nil {
+			m.violate("etcd member of %s did not come back: %v", n.Name, err)
+		}
+	}
+}

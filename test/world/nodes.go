@@ -1,0 +1,74 @@
+package world
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+func dataURL(s string) string {
+	return "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(s))
+}
+
+func (w *World) startControllers(ctx context.Context) error {
+	common := []string{"--leader-elect=false", "--metrics-bind-address=", "--workers=4", "-v=2"}
+	var err error
+	tenantArgs := append([]string{"--kubeconfig=" + w.Tenant.CP.KubeconfigPath}, common...)
+	tenantArgs = append(tenantArgs, etcdEndpointsFlag(w.Etcd))
+	if w.Tenant.controller, err = startProcess("tenant machine-config-controller", w.path("tenant", "machine-config-controller.log"),
+		nil, w.bins.controller, tenantArgs...); err != nil {
+		return err
+	}
+	infraArgs := append([]string{"--kubeconfig=" + w.Infra.CP.KubeconfigPath}, common...)
+	infraArgs = append(infraArgs, w.infraControllerArgs(ctx)...)
+	if w.Infra.controller, err = startProcess("infra machine-config-controller", w.path("infra", "machine-config-controller.log"),
+		nil, w.bins.controller, infraArgs...); err != nil {
+		return err
+	}
+	return nil
+}
+
+func etcdEndpointsFlag(e *framework.EtcdCluster) string {
+	flag := "--etcd-endpoints="
+	for i, u := range e.ClientURLs() {
+		if i > 0 {
+			flag += ","
+		}
+		flag += u
+	}
+	return flag
+}
+
+// infraControllerArgs wires the infra controller to the tenant cluster with
+// the narrow infra identity (see manifests/rbac).
+func (w *World) infraControllerArgs(ctx context.Context) []string {
+	return nil
+}
+
+// startNodes boots every node on the first image and starts its daemon. A
+// master's reboot takes its etcd member down with it, like a real master.
+func (w *World) startNodes(ctx context.Context) error {
+	w.monitor = newMonitor(w)
+	for _, name := range w.Order {
+		n := w.Nodes[name]
+		opts := framework.SimNodeOptions{
+			Name:            name,
+			Dir:             w.path("nodes", name),
+			Kubeconfig:      n.Cluster.CP.KubeconfigPath,
+			DaemonBinary:    w.bins.daemon,
+			RPMOstreeBinary: w.bins.rpmOstree,
+			InitialImage:    w.Images[0],
+			IOPolicy:        w.Opts.IOPolicy,
+			OnShutdown:      func(cause string) { w.monitor.onShutdown(ctx, n, cause) },
+			OnBoot:          func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, ev) },
+		}
+		sim, err := framework.StartSimNode(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		n.Sim = sim
+	}
+	return nil
+}

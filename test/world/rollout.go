@@ -1,0 +1,189 @@
+package world
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/ostree"
+)
+
+// RolloutOptions add trouble to a rollout and say how to show it.
+type RolloutOptions struct {
+	// KillDaemon names a node whose daemon gets kill -9 once it is Working.
+	KillDaemon string
+	// PowerCycle names a node that loses power once its update is staged
+	// (and so loses the staged deployment).
+	PowerCycle string
+	// Table, when set, receives the live table every TableEvery (default 2s).
+	Table      io.Writer
+	TableEvery time.Duration
+	// Timeout bounds the rollout; default 20 minutes.
+	Timeout time.Duration
+}
+
+// UpdateFile is the file every node gets with the update.
+const UpdateFile = "/etc/tandem-release"
+
+// Rollout publishes the second OS image plus a file change to every pool of
+// both clusters and waits until every node runs it, checking invariants.
+func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error) {
+	if o.Timeout == 0 {
+		o.Timeout = 20 * time.Minute
+	}
+	if o.TableEvery == 0 {
+		o.TableEvery = 2 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	start := time.Now()
+	before := map[string]string{}
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool := range c.Pools {
+			cfg, err := renderedConfig(ctx, c, pool, "")
+			if err != nil {
+				return nil, err
+			}
+			before[c.Name+"/"+pool] = cfg
+		}
+	}
+	if err := w.monitor.start(ctx); err != nil {
+		return nil, err
+	}
+	w.Opts.Logf("world: publishing OS image 2 and %s to every pool", UpdateFile)
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool := range c.Pools {
+			files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
+			if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {
+				return nil, err
+			}
+		}
+	}
+	targets := map[string]string{}
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool := range c.Pools {
+			cfg, err := renderedConfig(ctx, c, pool, before[c.Name+"/"+pool])
+			if err != nil {
+				return nil, err
+			}
+			targets[c.Name+"/"+pool] = cfg
+		}
+	}
+	w.Opts.Logf("world: rolling out %v", targets)
+	lastTable := time.Time{}
+	killed, cycled := o.KillDaemon == "", o.PowerCycle == ""
+	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		rows, done, err := w.observe(ctx, targets)
+		if err != nil {
+			return false, nil
+		}
+		for _, r := range rows {
+			if !killed && r.Name == o.KillDaemon && r.State == constants.MachineConfigDaemonStateWorking {
+				w.Opts.Logf("world: kill -9 the daemon of %s", r.Name)
+				killed = true
+				if err := w.Nodes[r.Name].Sim.KillDaemon(); err != nil {
+					return false, err
+				}
+			}
+			if !cycled && r.Name == o.PowerCycle && r.Staged == r.Target && r.Desired != r.Target {
+				w.Opts.Logf("world: power-cycling %s (its staged update is lost)", r.Name)
+				cycled = true
+				if err := w.Nodes[r.Name].Sim.PowerCycle(); err != nil {
+					return false, err
+				}
+			}
+		}
+		if o.Table != nil && time.Since(lastTable) >= o.TableEvery {
+			lastTable = time.Now()
+			printTable(o.Table, rows, time.Since(start))
+		}
+		for _, name := range w.Order {
+			if err := w.Nodes[name].Sim.Err(); err != nil {
+				return false, fmt.Errorf("node %s: %w", name, err)
+			}
+		}
+		return done, nil
+	})
+	w.monitor.stop()
+	rows, _, _ := w.observe(context.WithoutCancel(ctx), targets)
+	if o.Table != nil {
+		printTable(o.Table, rows, time.Since(start))
+	}
+	sum := w.summarize(rows, time.Since(start))
+	if err != nil {
+		return sum, fmt.Errorf("rollout did not converge in %s: %w", o.Timeout, err)
+	}
+	return sum, nil
+}
+
+// Row is one node's state as the live table shows it.
+type Row struct {
+	Name, Cluster, Pool                     string
+	Current, Desired, Stage, Staged, Target string
+	State, Progress, Drain                  string
+	Cordoned                                bool
+	Reboots                                 int
+	BootedImage                             string
+	Done                                    bool
+}
+
+// observe reads every node and says whether all run their target.
+func (w *World) observe(ctx context.Context, targets map[string]string) ([]Row, bool, error) {
+	all := true
+	var rows []Row
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		list, err := c.CP.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range list.Items {
+			node := &list.Items[i]
+			n, ok := w.Nodes[node.Name]
+			if !ok || n.Cluster != c {
+				continue
+			}
+			a := node.Annotations
+			r := Row{
+				Name: node.Name, Cluster: c.Name, Pool: n.Pool,
+				Current: a[constants.CurrentConfigAnnotation], Desired: a[constants.DesiredConfigAnnotation],
+				Stage: a[constants.StageConfigAnnotation], Staged: a[constants.StagedConfigAnnotation],
+				Target: targets[c.Name+"/"+n.Pool], State: a[constants.StateAnnotation],
+				Progress: a[constants.StageProgressAnnotation], Cordoned: node.Spec.Unschedulable,
+			}
+			if a[constants.DesiredDrainAnnotation] != "" {
+				r.Drain = strings.SplitN(a[constants.DesiredDrainAnnotation], "-", 2)[0]
+				if a[constants.DesiredDrainAnnotation] == a[constants.LastAppliedDrainAnnotation] {
+					r.Drain += "ed"
+				} else {
+					r.Drain += "ing"
+				}
+			}
+			if d, err := n.Sim.Booted(); err == nil {
+				r.BootedImage = d.ImageDigest
+			}
+			r.Reboots = len(n.Sim.Boots()) - 1
+			want, _ := ostree.ImageDigest(w.Images[1])
+			r.Done = r.Current == r.Target && r.State == constants.MachineConfigDaemonStateDone && !r.Cordoned && r.BootedImage == want
+			all = all && r.Done
+			rows = append(rows, r)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return w.rank(rows[i].Name) < w.rank(rows[j].Name) })
+	return rows, all && len(rows) == len(w.Order), nil
+}
+
+func (w *World) rank(name string) int {
+	for i, n := range w.Order {
+		if n == name {
+			return i
+		}
+	}
+	return len(w.Order)
+}

@@ -1,0 +1,180 @@
+package world
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Summary is what a rollout showed: per-node disruption, etcd leader
+// changes, failed apiserver writes and every invariant checked.
+type Summary struct {
+	Nodes              int
+	Duration           time.Duration
+	LeaderChanges      int
+	InitialLeader      string
+	MasterOrder        []string
+	Writes, Failed     int
+	MaxUnavailableSeen map[string]int
+	MaxUnavailable     map[string]int
+	MinReadyWeb        int
+	Replicas           int
+	Windows            map[string]time.Duration
+	Reboots            map[string]int
+	Invariants         []Invariant
+	NotDone            []string
+}
+
+// Invariant is one checked property.
+type Invariant struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+// Violations counts failed invariants.
+func (s *Summary) Violations() int {
+	n := 0
+	for _, i := range s.Invariants {
+		if !i.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// MaxUnavailableSeenOverall is the largest per-pool unavailability seen.
+func (s *Summary) MaxUnavailableSeenOverall() int {
+	m := 0
+	for _, v := range s.MaxUnavailableSeen {
+		m = max(m, v)
+	}
+	return m
+}
+
+func (w *World) summarize(rows []Row, d time.Duration) *Summary {
+	m := w.monitor
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := &Summary{
+		Nodes: len(w.Order), Duration: d, LeaderChanges: m.leaderChanges, InitialLeader: m.initialLeader,
+		Writes: m.writes, Failed: m.failedWrites, MaxUnavailableSeen: map[string]int{}, MaxUnavailable: map[string]int{},
+		MinReadyWeb: m.minReadyWeb, Replicas: w.Opts.Replicas, Windows: map[string]time.Duration{}, Reboots: map[string]int{},
+	}
+	for k, v := range m.maxUnavailableSeen {
+		s.MaxUnavailableSeen[k] = v
+	}
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool, limit := range c.Pools {
+			s.MaxUnavailable[c.Name+"/"+pool] = limit
+		}
+	}
+	for k, v := range m.windows {
+		s.Windows[k] = v
+	}
+	for _, r := range rows {
+		s.Reboots[r.Name] = r.Reboots
+		if !r.Done {
+			s.NotDone = append(s.NotDone, r.Name)
+		}
+	}
+	var leaderRebootedAsLeader []string
+	for _, r := range m.masterReboots {
+		s.MasterOrder = append(s.MasterOrder, r.name)
+		if r.wasLeader {
+			leaderRebootedAsLeader = append(leaderRebootedAsLeader, r.name)
+		}
+	}
+	check := func(name string, ok bool, detail string, args ...any) {
+		s.Invariants = append(s.Invariants, Invariant{Name: name, OK: ok, Detail: fmt.Sprintf(detail, args...)})
+	}
+	check("every node Done on the new config and OS", len(s.NotDone) == 0, "not done: %v", s.NotDone)
+	lastMaster := ""
+	if len(s.MasterOrder) > 0 {
+		lastMaster = s.MasterOrder[len(s.MasterOrder)-1]
+	}
+	check("etcd followers before the leader", lastMaster == s.InitialLeader && len(s.MasterOrder) == w.Opts.Masters,
+		"initial leader %s, master reboot order %v", s.InitialLeader, s.MasterOrder)
+	check("no master rebooted while leading etcd", len(leaderRebootedAsLeader) == 0, "rebooted as leader: %v", leaderRebootedAsLeader)
+	check("exactly one etcd leader change", s.LeaderChanges == 1, "leader changes: %d", s.LeaderChanges)
+	over := []string{}
+	for k, seen := range s.MaxUnavailableSeen {
+		if seen > s.MaxUnavailable[k] {
+			over = append(over, fmt.Sprintf("%s %d>%d", k, seen, s.MaxUnavailable[k]))
+		}
+	}
+	check("maxUnavailable never exceeded", len(over) == 0, "seen %v, limits %v", s.MaxUnavailableSeen, s.MaxUnavailable)
+	check("PDB honoured", s.MinReadyWeb >= s.Replicas-1, "fewest ready web pods %d of %d (minAvailable %d)", s.MinReadyWeb, s.Replicas, s.Replicas-1)
+	dpuViolations, other := 0, []string{}
+	for _, v := range m.violations {
+		if strings.HasPrefix(v, "DPU ") {
+			dpuViolations++
+		} else if !strings.Contains(v, "nodes unavailable") {
+			other = append(other, v)
+		}
+	}
+	check("no DPU rebooted while its host ran non-DaemonSet pods", dpuViolations == 0, "%d violations", dpuViolations)
+	check("no other violation recorded", len(other) == 0, "%v", other)
+	return s
+}
+
+// Print writes the summary for a person.
+func (s *Summary) Print(out io.Writer) {
+	fmt.Fprintf(out, "\nrollout summary (%d nodes, %.0fs)\n", s.Nodes, s.Duration.Seconds())
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tDISRUPTION WINDOW\tREBOOTS")
+	names := make([]string, 0, len(s.Reboots))
+	for n := range s.Reboots {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(tw, "%s\t%.1fs\t%d\n", n, s.Windows[n].Seconds(), s.Reboots[n])
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(out, "etcd leader changes: %d (initial leader %s, masters rebooted in order %v)\n", s.LeaderChanges, s.InitialLeader, s.MasterOrder)
+	fmt.Fprintf(out, "apiserver writes during the rollout: %d, failed: %d\n", s.Writes, s.Failed)
+	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
+	fmt.Fprintln(out, "invariants:")
+	for _, i := range s.Invariants {
+		mark := "ok  "
+		if !i.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(out, "  [%s] %s (%s)\n", mark, i.Name, i.Detail)
+	}
+}
+
+// printTable writes the live table.
+func printTable(out io.Writer, rows []Row, elapsed time.Duration) {
+	fmt.Fprintf(out, "\n--- rollout at %.0fs\n", elapsed.Seconds())
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tCLUSTER\tPOOL\tSTATE\tSTAGE\tSTAGED\tGRANT\tDRAIN\tREBOOTS\tDONE")
+	for _, r := range rows {
+		staged := yes(r.Target != "" && (r.Staged == r.Target || r.Current == r.Target))
+		if staged != "yes" && r.Stage == r.Target && r.Progress != "" {
+			// "<config> NN%": the percentage is what a person wants here.
+			staged = r.Progress[strings.LastIndex(r.Progress, " ")+1:]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.Cluster, r.Pool, dash(r.State),
+			yes(r.Stage == r.Target && r.Target != ""), staged, yes(r.Desired == r.Target && r.Target != ""), dash(r.Drain), r.Reboots, yes(r.Done))
+	}
+	_ = tw.Flush()
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "-"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
