@@ -44,6 +44,7 @@ type flags struct {
 	sysroot     string
 	ioUnit      string
 	resync      time.Duration
+	updateOrder string
 }
 
 func parseFlags() *flags {
@@ -61,6 +62,9 @@ func parseFlags() *flags {
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
 	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for the rpm-ostree child")
 	flag.DurationVar(&f.resync, "resync", time.Minute, "longest wait between two observations without a node event")
+	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
+		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
+			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
 	flag.Parse()
 	return f
 }
@@ -106,6 +110,10 @@ func run(ctx context.Context, f *flags) error {
 	default:
 		return fmt.Errorf("--host=%s: want systemd or harness", f.hostKind)
 	}
+	order, err := daemon.ParseUpdateOrder(f.updateOrder)
+	if err != nil {
+		return fmt.Errorf("--update-order: %w", err)
+	}
 	if _, err := iso.ParsePolicy(f.ioPolicy, iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit}); err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
 	}
@@ -142,12 +150,12 @@ func run(ctx context.Context, f *flags) error {
 	d, err := daemon.New(daemon.Options{
 		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
-		Wake: wake, Resync: f.resync,
+		Wake: wake, Resync: f.resync, Order: order,
 	})
 	if err != nil {
 		return err
 	}
-	klog.InfoS("machine-config-daemon starting", "node", f.nodeName, "root", f.root, "ioPolicy", f.ioPolicy, "host", f.hostKind)
+	klog.InfoS("machine-config-daemon starting", "node", f.nodeName, "root", f.root, "ioPolicy", f.ioPolicy, "host", f.hostKind, "updateOrder", order)
 	return d.Run(ctx)
 }
 

@@ -86,6 +86,9 @@ type Options struct {
 	// RebootWait is how long the daemon waits for the machine to go down
 	// after asking for a reboot before it observes (and asks) again.
 	RebootWait time.Duration
+	// Order is when the OS is staged: OrderStaged (default, tandem) or
+	// OrderStock (after the drain, as a stock MCO does; a benchmark baseline).
+	Order UpdateOrder
 }
 
 // Daemon is the machine-config-daemon's loop: observe, decide with Next,
@@ -119,6 +122,11 @@ func New(o Options) (*Daemon, error) {
 	if o.RebootWait <= 0 {
 		o.RebootWait = 2 * time.Minute
 	}
+	order, err := ParseUpdateOrder(string(o.Order))
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	o.Order = order
 	st := NewStore(o.Root)
 	return &Daemon{opts: o, store: st, writer: &files.Writer{Root: o.Root, BackupDir: st.BackupDir()}}, nil
 }

@@ -31,6 +31,15 @@
 // reason in the `reason` annotation and the MachineConfigNode; nothing is
 // written and nothing stays staged.
 //
+// # The stock order (a baseline)
+//
+// With --update-order=stock (Options.Order = OrderStock) the daemon keeps a
+// stock MCO daemon's order instead: it ignores stageConfig and, on the
+// grant, sets Working and drains first, then stages, writes the files and
+// finalizes, so the pull sits inside the disruption window. It exists so
+// that `make bench-disruption` can measure both orders with the same code;
+// everything after the stage (record, rollback, finalize) is shared.
+//
 // # Crash safety: the record and the rollback choice
 //
 // WriteFiles first copies every path it will replace or remove into a backup

@@ -19,6 +19,9 @@ import (
 //  3. a config to stage ahead of the grant (stageConfig != currentConfig);
 //  4. idle: undo a leftover drain, serve a reboot request, drop a stale
 //     staged deployment, report Done.
+//
+// With Order == OrderStock (the stock MCO's order, the benchmark's
+// baseline) step 2 drains before it stages and step 3 does not exist.
 func Next(o Observed) Action {
 	if r := o.Record; r != nil {
 		if r.Kind == RecordReboot {
@@ -30,7 +33,7 @@ func Next(o Observed) Action {
 	switch {
 	case n.Desired != "" && n.Desired != n.Current:
 		return nextGranted(o)
-	case n.Stage != "" && n.Stage != n.Current:
+	case n.Stage != "" && n.Stage != n.Current && !o.stock():
 		return nextStageOnly(o)
 	default:
 		return nextIdle(o)
@@ -132,18 +135,28 @@ func nextGranted(o Observed) Action {
 		return *bad
 	}
 	osChange := needsOS(o, c)
-	if a := stageStep(o, c, osChange, false); a != nil {
-		return *a
+	if !o.stock() {
+		// tandem: the OS is ready before anything disrupts the node.
+		if a := stageStep(o, c, osChange, false); a != nil {
+			return *a
+		}
+		if n.Staged != x {
+			return Action{Kind: ActReportStaged, Config: x}
+		}
 	}
 	switch {
-	case n.Staged != x:
-		return Action{Kind: ActReportStaged, Config: x}
 	case n.State != constants.MachineConfigDaemonStateWorking:
 		return Action{Kind: ActSetWorking, Config: x, From: n.Current}
 	case n.DesiredDrain != constants.DrainRequest(x):
 		return Action{Kind: ActRequestDrain, Config: x}
 	case n.LastAppliedDrain != constants.DrainRequest(x):
 		return wait("waiting for the drain controller to drain the node (%s)", constants.DrainRequest(x))
+	}
+	if o.stock() {
+		// Stock MCO: the pull happens on the drained node.
+		if a := stageStep(o, c, osChange, false); a != nil {
+			return *a
+		}
 	}
 	a := Action{Kind: ActWriteFiles, Config: x, From: n.Current, OSChange: osChange, Image: c.Image}
 	if osChange {

@@ -304,3 +304,104 @@ func TestNormalizeImage(t *testing.T) {
 		}
 	}
 }
+
+// stock runs the observation under the stock MCO order.
+func stock(o *Observed) { o.Order = OrderStock }
+
+// TestNextStockOrder is the stock MCO order (--update-order=stock, the
+// baseline of bench-disruption): drain first, stage after the drain is
+// acknowledged, stageConfig ignored, stagedConfig never reported.
+func TestNextStockOrder(t *testing.T) {
+	drainedB := func(n *NodeState) {
+		n.Desired, n.State = "b", working
+		n.DesiredDrain, n.LastAppliedDrain = constants.DrainRequest("b"), constants.DrainRequest("b")
+	}
+	tests := []struct {
+		name string
+		obs  Observed
+		want Action
+	}{
+		{"stageConfig is ignored", world(stock, node(func(n *NodeState) { n.Stage = "b" })),
+			Action{Kind: ActWait, Reason: "node runs a"}},
+		{"a staged deployment is not kept for stageConfig", world(stock, stagedB(true), node(func(n *NodeState) { n.Stage = "b" })),
+			Action{Kind: ActCleanupStaged, Reason: "no config asks for the staged deployment"}},
+		{"grant: Working first, no stage", world(stock, node(func(n *NodeState) { n.Desired = "b" })),
+			Action{Kind: ActSetWorking, Config: "b", From: "a"}},
+		{"grant: drain before the stage", world(stock, node(func(n *NodeState) { n.Desired, n.State = "b", working })),
+			Action{Kind: ActRequestDrain, Config: "b"}},
+		{"grant: waits for the drain without staging", world(stock, node(func(n *NodeState) {
+			n.Desired, n.State, n.DesiredDrain = "b", working, constants.DrainRequest("b")
+		})), Action{Kind: ActWait, Reason: "waiting for the drain controller to drain the node (drain-b)"}},
+		{"drained: stages", world(stock, node(drainedB)),
+			Action{Kind: ActStage, Config: "b", Image: imgB}},
+		{"drained and staged: writes files without reporting stagedConfig", world(stock, stagedB(true), node(drainedB)),
+			Action{Kind: ActWriteFiles, Config: "b", From: "a", OSChange: true, Image: imgB, Checksum: csB}},
+		{"drained: a staged deployment of another image is discarded", world(stock, node(drainedB), func(o *Observed) {
+			o.OS.Staged = &Deployment{Checksum: "x", Image: "other@sha256:1", FinalizationLocked: true}
+		}), Action{Kind: ActCleanupStaged, Config: "b", Reason: "staged image other@sha256:1 is not " + imgB}},
+		{"drained: files-only config writes at once", world(stock, node(func(n *NodeState) {
+			n.Desired, n.State = "c", working
+			n.DesiredDrain, n.LastAppliedDrain = constants.DrainRequest("c"), constants.DrainRequest("c")
+		})), Action{Kind: ActWriteFiles, Config: "c", From: "a", Image: imgA}},
+		{"grant: invalid config is Unreconcilable, nothing drained", world(stock, node(func(n *NodeState) { n.Desired = "bad" })),
+			Action{Kind: ActReportUnreconcilable, Reason: "MachineConfig bad cannot be applied: unsupported: storage.disks"}},
+		{"record: the rest of the update is the same", world(stock, stagedB(true), node(drainedB), record(withPhase(recB, PhaseKubeletStopped))),
+			Action{Kind: ActFinalize, Config: "b", Checksum: csB}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Next(tt.obs); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Next() =\n  %#v\nwant\n  %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestNextStockNeverStagesBeforeTheDrain walks node states in the stock
+// order and checks that the only way to ActStage is an acknowledged drain
+// for desiredConfig, and that stagedConfig is never reported.
+func TestNextStockNeverStagesBeforeTheDrain(t *testing.T) {
+	drains := []string{"", constants.DrainRequest("b"), constants.UncordonRequest("a")}
+	stagings := []func(*Observed){func(*Observed) {}, stagedB(true), stagedB(false)}
+	staged := 0
+	for _, desired := range []string{"a", "b", "c"} {
+		for _, stage := range []string{"", "b", "c"} {
+			for _, state := range []string{done, working, ""} {
+				for _, want := range drains {
+					for _, applied := range drains {
+						for _, st := range stagings {
+							o := world(stock, st, node(func(n *NodeState) {
+								n.Desired, n.Stage, n.State, n.DesiredDrain, n.LastAppliedDrain = desired, stage, state, want, applied
+							}))
+							a := Next(o)
+							drained := want == constants.DrainRequest(desired) && applied == want
+							if a.Kind == ActStage {
+								staged++
+								if !drained {
+									t.Errorf("stock order staged before the drain: %+v -> %v", o.Node, a)
+								}
+							}
+							if a.Kind == ActReportStaged {
+								t.Errorf("stock order reported stagedConfig: %+v -> %v", o.Node, a)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if staged == 0 {
+		t.Fatal("no state staged at all: the walk does not reach the drained grant")
+	}
+}
+
+func TestParseUpdateOrder(t *testing.T) {
+	for in, want := range map[string]UpdateOrder{"": OrderStaged, "staged": OrderStaged, "stock": OrderStock} {
+		if got, err := ParseUpdateOrder(in); err != nil || got != want {
+			t.Errorf("ParseUpdateOrder(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseUpdateOrder("sideways"); err == nil {
+		t.Error("ParseUpdateOrder accepted an unknown order")
+	}
+}

@@ -54,6 +54,7 @@ func (d *Daemon) observe(ctx context.Context) (*observation, error) {
 	}
 	ob := &observation{node: node, configs: map[string]*parsedConfig{}}
 	ob.Node = NodeStateOf(node)
+	ob.Order = d.opts.Order
 	if ob.Record, err = d.store.Load(); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,10 @@ type Observed struct {
 	// Configs holds the rendered MachineConfigs named by the node's
 	// currentConfig, desiredConfig and stageConfig annotations, by name.
 	Configs map[string]ConfigState
+	// Order is the daemon's configured update order (--update-order), not
+	// an observation: it is carried here so that Next stays a pure function
+	// of its one input. The zero value is OrderStaged.
+	Order UpdateOrder
 }
 
 // NodeState is the part of the Node object the protocol uses: the

@@ -97,6 +97,10 @@ func createPool(ctx context.Context, c *Cluster, name string, maxUnavailable int
 			MachineConfigSelector: metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.MachineConfigRoleLabel, name),
 			NodeSelector:          metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.NodeRoleLabelPrefix+name, ""),
 			MaxUnavailable:        &mu,
+			// Paused until bootstrapNodes has marked the nodes as running the
+			// first rendered config: a planner seeing nodes without a
+			// currentConfig would otherwise plan for them.
+			Paused: true,
 		},
 	}
 	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
@@ -177,6 +181,14 @@ func (w *World) bootstrapNodes(ctx context.Context) error {
 		}}})
 		if _, err := n.Cluster.CP.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("bootstrapping node %s: %w", name, err)
+		}
+	}
+	unpause := []byte(`{"spec":{"paused":false}}`)
+	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+		for pool := range c.Pools {
+			if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Patch(ctx, pool, types.MergePatchType, unpause, metav1.PatchOptions{}); err != nil {
+				return fmt.Errorf("unpausing pool %s in %s: %w", pool, c.Name, err)
+			}
 		}
 	}
 	return nil

@@ -61,6 +61,7 @@ func (w *World) startNodes(ctx context.Context) error {
 			RPMOstreeBinary: w.bins.rpmOstree,
 			InitialImage:    w.Images[0],
 			IOPolicy:        w.Opts.IOPolicy,
+			ExtraArgs:       w.Opts.DaemonArgs,
 			OnShutdown:      func(cause string) { w.monitor.onShutdown(ctx, n, cause) },
 			OnBoot:          func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, ev) },
 		}

@@ -38,6 +38,9 @@ type Options struct {
 	ImageBytes int64
 	// IOPolicy is the daemons' staging I/O policy; default the daemon's own.
 	IOPolicy string
+	// DaemonArgs are appended to every node's machine-config-daemon command
+	// line (e.g. --update-order=stock for bench-disruption's baseline).
+	DaemonArgs []string
 	// WorkerMaxUnavailable and InfraMaxUnavailable bound disruption per pool;
 	// default 2 and 1. The master pool always uses 1.
 	WorkerMaxUnavailable int

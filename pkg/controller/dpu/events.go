@@ -1,8 +1,6 @@
 package dpu
 
 import (
-	"context"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -38,7 +36,7 @@ func newEventSink(kube kubernetes.Interface, given record.EventRecorder, compone
 }
 
 // start sends events to the apiserver until the returned stop is called.
-func (s *eventSink) start(context.Context) (stop func()) {
+func (s *eventSink) start() (stop func()) {
 	if s.broadcaster == nil {
 		return func() {}
 	}

@@ -255,7 +255,7 @@ func (c *InfraController) Run(ctx context.Context, workers int) error {
 	if c.cmInformer != nil {
 		go c.cmInformer.RunWithContext(ctx)
 	}
-	stop := c.events.start(ctx)
+	stop := c.events.start()
 	defer stop()
 	if !cache.WaitForNamedCacheSync("dpupairing", ctx.Done(), c.synced...) {
 		return fmt.Errorf("dpu pairing controller: caches did not sync: %w", ctx.Err())
@@ -337,17 +337,30 @@ func (c *InfraController) Sync(ctx context.Context, name string) (time.Duration,
 		}
 		logger.V(2).Info("Applied", "action", a.Kind, "request", a.Name, "host", host)
 	}
+	if d := c.requeueWhileWaiting(name); d > 0 {
+		return d, nil
+	}
 	if hasCycle || s.Drain != nil || s.Reboot != nil {
 		return c.opts.Resync, nil
 	}
-	return c.requeueWhileWaiting(name), nil
+	return 0, nil
 }
 
+// requeueWhileWaiting looks again at a waiting node on the resync, or when
+// its wait will pass the threshold, whichever comes first.
 func (c *InfraController) requeueWhileWaiting(name string) time.Duration {
-	if c.isWaiting(name) {
-		return c.opts.Resync
+	c.mu.Lock()
+	w, ok := c.waiting[name]
+	c.mu.Unlock()
+	if !ok {
+		return 0
 	}
-	return 0
+	if !w.overdue {
+		if left := w.since.Add(c.opts.HoldThreshold).Sub(c.opts.Now()); left > 0 && left < c.opts.Resync {
+			return left + 10*time.Millisecond
+		}
+	}
+	return c.opts.Resync
 }
 
 func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, target, record string, a InfraAction) error {

@@ -80,7 +80,9 @@ func TestDecideInfra(t *testing.T) {
 		{"cycle open, drain request deleted by someone: ask again", infraSnap(cycleFrom(infraA),
 			func(s *InfraSnapshot) { s.Node.Desired = infraB }), []InfraAction{createDrain}},
 		{"granted, still on the old config: keep holding", infraSnap(cycleFrom(infraA), withDrain(dpuv1.PhaseDrained),
-			func(s *InfraSnapshot) { s.Node.Desired, s.Node.State = infraB, constants.MachineConfigDaemonStateWorking }), nil},
+			func(s *InfraSnapshot) {
+				s.Node.Desired, s.Node.State = infraB, constants.MachineConfigDaemonStateWorking
+			}), nil},
 		{"rebooted but not Ready yet: wait", infraSnap(cycleFrom(infraA), withDrain(dpuv1.PhaseDrained), rebootedTo(infraB),
 			func(s *InfraSnapshot) { s.Node.Ready = false }), nil},
 		{"rebooted, Ready on the new config: ask for the host reboot", infraSnap(cycleFrom(infraA), withDrain(dpuv1.PhaseDrained),

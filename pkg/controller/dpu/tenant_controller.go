@@ -96,6 +96,10 @@ type TenantController struct {
 
 const tenantKey = "hostmaintenances"
 
+// waitingRecheck is how soon a plan that waits on a deadline (a staging
+// host, see TenantOptions.CoalesceWait) is made again.
+const waitingRecheck = 5 * time.Second
+
 // NewTenantController wires the tenant controller. It makes its own
 // HostMaintenance informer (started by Run) on hm; the node and pool
 // informers are the caller's shared ones. Add Gate() to the tenant node
@@ -141,6 +145,10 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		AddFunc: func(any) { c.queue.Add(tenantKey) },
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*corev1.Node), cur.(*corev1.Node)
+			if _, held := n.Annotations[constants.MaintenanceCordonAnnotation]; held {
+				// The node cache (shared with the node planner) shows the hold.
+				c.clearInflight(n.Name)
+			}
 			if tenantNodeChanged(o, n) {
 				c.queue.Add(tenantKey)
 			}
@@ -187,7 +195,7 @@ func (c *TenantController) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithValues("controller", "hostmaintenance")
 	ctx = klog.NewContext(ctx, logger)
 	go c.informer.RunWithContext(ctx)
-	stop := c.events.start(ctx)
+	stop := c.events.start()
 	defer stop()
 	if !cache.WaitForNamedCacheSync("hostmaintenance", ctx.Done(), c.synced...) {
 		return fmt.Errorf("hostmaintenance controller: caches did not sync: %w", ctx.Err())
@@ -246,7 +254,7 @@ func (c *TenantController) Sync(ctx context.Context) (time.Duration, error) {
 	c.metrics.observe(snap.Requests, plan.Statuses)
 	switch {
 	case plan.Waiting:
-		return time.Second * 5, nil
+		return waitingRecheck, nil
 	case len(snap.Requests) > 0:
 		return c.opts.Resync, nil
 	}
@@ -286,9 +294,6 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		tn := tenantNodeOf(n, p)
 		s.Nodes[n.Name] = tn
 		members[tn.Pool]++
-		if tn.HasHold {
-			c.observedHold(n.Name)
-		}
 	}
 	for _, p := range pools {
 		maxU, err := node.MaxUnavailable(p.Spec.MaxUnavailable, members[p.Name])
@@ -345,19 +350,12 @@ func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n Tenant
 	switch a.Kind {
 	case NodeHold:
 		c.drains.reset(a.Node)
-		patch := map[string]any{"spec": map[string]any{"unschedulable": true}}
 		if a.Record != "" {
 			c.mu.Lock()
 			c.inflight[a.Node] = n.Pool
 			c.mu.Unlock()
-			// Conditional on the node Decide looked at: if someone cordoned
-			// or uncordoned it since, the record would be wrong.
-			patch["metadata"] = map[string]any{
-				"resourceVersion": "", // filled below
-				"annotations":     map[string]string{constants.MaintenanceCordonAnnotation: a.Record},
-			}
 		}
-		if err := c.patchHold(ctx, a, patch); err != nil {
+		if err := c.hold(ctx, a); err != nil {
 			c.clearInflight(a.Node)
 			return err
 		}
@@ -380,17 +378,24 @@ func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n Tenant
 	return nil
 }
 
-func (c *TenantController) patchHold(ctx context.Context, a NodeAction, patch map[string]any) error {
-	if md, ok := patch["metadata"].(map[string]any); ok {
+// hold cordons the node and, when a.Record is set, writes the hold record
+// in the same write, conditional on the node's resourceVersion: the record
+// says whether the cordon was a person's, so a cordon change since the
+// decision must fail the write (a conflict: decide again).
+func (c *TenantController) hold(ctx context.Context, a NodeAction) error {
+	patch := map[string]any{"spec": map[string]any{"unschedulable": true}}
+	if a.Record != "" {
 		cur, err := c.kube.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("getting node %s: %w", a.Node, err)
 		}
-		if want := a.Record == "true"; cur.Spec.Unschedulable != want {
-			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node,
-				fmt.Errorf("node cordon changed since it was observed"))
+		if cordoned := a.Record == "true"; cur.Spec.Unschedulable != cordoned {
+			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, fmt.Errorf("node cordon changed since it was observed"))
 		}
-		md["resourceVersion"] = cur.ResourceVersion
+		patch["metadata"] = map[string]any{
+			"resourceVersion": cur.ResourceVersion,
+			"annotations":     map[string]string{constants.MaintenanceCordonAnnotation: a.Record},
+		}
 	}
 	b, err := json.Marshal(patch)
 	if err != nil {
@@ -488,8 +493,6 @@ func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUp
 	}
 	return nil
 }
-
-func (c *TenantController) observedHold(node string) { c.clearInflight(node) }
 
 func (c *TenantController) clearInflight(node string) {
 	c.mu.Lock()

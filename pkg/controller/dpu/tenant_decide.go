@@ -482,7 +482,7 @@ func (d *tenantDecider) rebooted(r *reqState, name string) {
 	d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionTrue, reason, msg)
 	r.status.Phase = dpuv1.PhaseCompleted
 	r.status.CompletedTime = d.now()
-	r.status.Message = msg + "; released"
+	r.status.Message = msg + "; this request no longer holds it"
 	d.byNode[name] = slices.DeleteFunc(d.byNode[name], func(x *reqState) bool { return x == r })
 }
 

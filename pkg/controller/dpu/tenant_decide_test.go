@@ -281,7 +281,7 @@ func TestDecideTenant(t *testing.T) {
 				})}, request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseRebooting, true)))
 			},
 			nodes:  []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
-			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "rebooted; released"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "rebooted; this request no longer holds it"}},
 		},
 		{
 			name: "reboot acknowledged but a Drain request still holds: no release",

@@ -85,6 +85,12 @@ func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
 	staging := 0
 	var want []NodeView
 	for _, n := range nodes {
+		if n.Stage != "" && n.Stage != pool.Target && (n.Current == pool.Target || n.Desired == pool.Target) {
+			// A stale stageConfig (an older target, or one set before the
+			// node's currentConfig was known) would make the daemon stage an
+			// old OS again; re-point it. This stages nothing new.
+			r.Stage = append(r.Stage, Assignment{Node: n.Name, Config: pool.Target})
+		}
 		if n.Current == pool.Target || n.Staged == pool.Target {
 			continue
 		}

@@ -259,3 +259,24 @@ func TestMaxUnavailableRounding(t *testing.T) {
 		t.Errorf("invalid percent accepted")
 	}
 }
+
+// TestPlanRepointsStaleStage: a node that runs or was granted the target but
+// still carries an older stageConfig gets it re-pointed, so its daemon does
+// not stage the old OS again; nodes without a stale stage are left alone.
+func TestPlanRepointsStaleStage(t *testing.T) {
+	stale := func(n NodeView) NodeView { return with(n, func(n *NodeView) { n.Stage = oldCfg }) }
+	nodes := []NodeView{
+		stale(updatedNode("a", 1)),               // runs the target, stale stage
+		stale(granted(doneNode("b", oldCfg, 2))), // granted the target, stale stage
+		updatedNode("c", 3),                      // runs the target, no stage annotation
+	}
+	r := Plan(pool("worker"), nodes, Facts{Now: epoch})
+	if got, want := stageNames(r), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Fatalf("stage assignments %v, want %v", got, want)
+	}
+	for _, a := range r.Stage {
+		if a.Config != newCfg {
+			t.Errorf("%s re-pointed to %s, want %s", a.Node, a.Config, newCfg)
+		}
+	}
+}
