@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/controller/render"
@@ -51,6 +52,7 @@ type options struct {
 	renewDeadline  time.Duration
 	retryPeriod    time.Duration
 	etcd           etcd.Config
+	dpu            dpu.Config
 }
 
 func main() {
@@ -68,6 +70,7 @@ func main() {
 	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 107*time.Second, "leader renew deadline")
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
 	o.etcd.BindFlags(fs)
+	o.dpu.BindFlags(fs)
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -99,7 +102,7 @@ func run(ctx context.Context, o options) error {
 		go serveMetrics(ctx, o.metricsAddr, reg)
 	}
 
-	controllers := func(ctx context.Context) error { return runControllers(ctx, o, kube, mco, reg) }
+	controllers := func(ctx context.Context) error { return runControllers(ctx, o, cfg, kube, mco, reg) }
 	if !o.leaderElect {
 		return controllers(ctx)
 	}
@@ -151,7 +154,7 @@ func run(ctx context.Context, o options) error {
 
 // runControllers starts the informers and the three controllers, and
 // returns when ctx ends or one of them fails.
-func runControllers(ctx context.Context, o options, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry) error {
+func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry) error {
 	kubeInformers := informers.NewSharedInformerFactory(kube, o.resync)
 	mcoInformers := mcfginformers.NewSharedInformerFactory(mco, o.resync)
 	nodeInformer := kubeInformers.Core().V1().Nodes()
@@ -169,6 +172,13 @@ func runControllers(ctx context.Context, o options, kube kubernetes.Interface, m
 	} else {
 		klog.InfoS("No --etcd-endpoints: control-plane pools roll out without etcd leader ordering")
 	}
+	// The DPU controllers share the planner's node informer: the tenant
+	// side's veto of a grant relies on the same cache the planner reads.
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, reg)
+	if err != nil {
+		return fmt.Errorf("DPU controllers: %w", err)
+	}
+	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
 	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
 	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{})
 	if err != nil {
@@ -192,6 +202,9 @@ func runControllers(ctx context.Context, o options, kube kubernetes.Interface, m
 	g.Go(func() error { return nodeCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return renderCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return drainCtrl.Run(gctx, o.workers) })
+	for _, run := range dpuRuns {
+		g.Go(func() error { return run(gctx) })
+	}
 	return g.Wait()
 }
 

@@ -182,6 +182,7 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 			return
 		}
 		unavailable := map[string]int{}
+		who := map[string][]string{}
 		for i := range list.Items {
 			node := &list.Items[i]
 			n, ok := m.w.Nodes[node.Name]
@@ -191,6 +192,7 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 			seen[node.Name] = node
 			if nodeUnavailable(node) {
 				unavailable[n.Pool]++
+				who[n.Pool] = append(who[n.Pool], nodeStatus(node))
 			}
 		}
 		m.mu.Lock()
@@ -201,7 +203,7 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 			}
 			if unavailable[pool] > limit {
 				m.mu.Unlock()
-				m.violate("%s: %d nodes unavailable, maxUnavailable is %d", key, unavailable[pool], limit)
+				m.violate("%s: %d nodes unavailable, maxUnavailable is %d: %v", key, unavailable[pool], limit, who[pool])
 				m.mu.Lock()
 			}
 		}
@@ -243,6 +245,13 @@ func nodeUnavailable(n *corev1.Node) bool {
 		n.Spec.Unschedulable || !framework.NodeReady(n) ||
 		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateDegraded ||
 		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateUnreconcilable
+}
+
+// nodeStatus names a node with why it counts as unavailable.
+func nodeStatus(n *corev1.Node) string {
+	a := n.Annotations
+	return fmt.Sprintf("%s(cordoned=%v current=%s desired=%s state=%s)", n.Name, n.Spec.Unschedulable,
+		a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation], a[constants.StateAnnotation])
 }
 
 func podReady(p *corev1.Pod) bool {

@@ -16,13 +16,17 @@ func (w *World) startControllers(ctx context.Context) error {
 	common := []string{"--leader-elect=false", "--metrics-bind-address=", "--workers=4", "-v=2"}
 	var err error
 	tenantArgs := append([]string{"--kubeconfig=" + w.Tenant.CP.KubeconfigPath}, common...)
-	tenantArgs = append(tenantArgs, etcdEndpointsFlag(w.Etcd))
+	tenantArgs = append(tenantArgs, etcdEndpointsFlag(w.Etcd), "--dpu-tenant")
 	if w.Tenant.controller, err = startProcess("tenant machine-config-controller", w.path("tenant", "machine-config-controller.log"),
 		nil, w.bins.controller, tenantArgs...); err != nil {
 		return err
 	}
 	infraArgs := append([]string{"--kubeconfig=" + w.Infra.CP.KubeconfigPath}, common...)
-	infraArgs = append(infraArgs, w.infraControllerArgs(ctx)...)
+	dpuArgs, err := w.infraControllerArgs(ctx)
+	if err != nil {
+		return err
+	}
+	infraArgs = append(infraArgs, dpuArgs...)
 	if w.Infra.controller, err = startProcess("infra machine-config-controller", w.path("infra", "machine-config-controller.log"),
 		nil, w.bins.controller, infraArgs...); err != nil {
 		return err
@@ -41,10 +45,21 @@ func etcdEndpointsFlag(e *framework.EtcdCluster) string {
 	return flag
 }
 
+// infraIdentity is the user the infra cluster's controller is in the tenant
+// cluster; manifests/rbac/tenant-dpu-infra-identity.yaml binds its rights.
+const infraIdentity = "system:serviceaccount:openshift-machine-config-operator:tandem-dpu-infra"
+
 // infraControllerArgs wires the infra controller to the tenant cluster with
-// the narrow infra identity (see manifests/rbac).
-func (w *World) infraControllerArgs(ctx context.Context) []string {
-	return nil
+// the narrow infra identity, never with the tenant's admin credentials.
+func (w *World) infraControllerArgs(ctx context.Context) ([]string, error) {
+	if err := framework.ApplyManifest(ctx, w.Tenant.CP.Kube, "manifests/rbac/tenant-dpu-infra-identity.yaml"); err != nil {
+		return nil, err
+	}
+	kubeconfig, _, err := w.Tenant.CP.AddUser(infraIdentity, "system:serviceaccounts", "system:authenticated")
+	if err != nil {
+		return nil, err
+	}
+	return []string{"--dpu-tenant-kubeconfig=" + kubeconfig}, nil
 }
 
 // startNodes boots every node on the first image and starts its daemon. A

@@ -58,7 +58,10 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		return nil, err
 	}
 	w.Opts.Logf("world: publishing OS image 2 and %s to every pool", UpdateFile)
-	for _, c := range []*Cluster{w.Tenant, w.Infra} {
+	// The infra cluster goes first: its DPU drains then find the tenant
+	// hosts before their own update, so one drain and one reboot serve both
+	// (docs/dpu.md).
+	for _, c := range []*Cluster{w.Infra, w.Tenant} {
 		for pool := range c.Pools {
 			files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
 			if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {

@@ -9,8 +9,6 @@ package dpu_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
@@ -61,49 +56,9 @@ func hmClient(t *testing.T, cfg *rest.Config) *dpu.HostMaintenances {
 // applyManifest creates every object of a manifests/ YAML file.
 func applyManifest(t *testing.T, kube kubernetes.Interface, path string) {
 	t.Helper()
-	ctx := t.Context()
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
+	if err := framework.ApplyManifest(t.Context(), kube, path); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(root, path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		var raw runtime.RawExtension
-		if err := dec.Decode(&raw); err != nil {
-			if err.Error() == "EOF" {
-				return
-			}
-			t.Fatalf("%s: %v", path, err)
-		}
-		if len(raw.Raw) == 0 {
-			continue
-		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(raw.Raw, nil, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if err := createTyped(ctx, kube, obj); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-	}
-}
-
-func createTyped(ctx context.Context, kube kubernetes.Interface, obj runtime.Object) error {
-	var err error
-	switch o := obj.(type) {
-	case *corev1.ServiceAccount:
-		_, err = kube.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	case *corev1.Namespace:
-		_, err = kube.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
-	default:
-		return createRBAC(ctx, kube, obj)
-	}
-	return err
 }
 
 func ensureNamespace(t *testing.T, kube kubernetes.Interface, name string) {
@@ -186,5 +141,3 @@ func nodeSummary(n *corev1.Node) string {
 	}
 	return fmt.Sprintf("%s unschedulable=%v %v", n.Name, n.Spec.Unschedulable, parts)
 }
-
-var _ = framework.KwokNode
