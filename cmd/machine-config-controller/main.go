@@ -161,7 +161,10 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	poolInformer := mcoInformers.Machineconfiguration().V1().MachineConfigPools()
 	configInformer := mcoInformers.Machineconfiguration().V1().MachineConfigs()
 
-	nodeOpts := node.Options{Metrics: metrics.NewController(reg)}
+	// One admission per cluster: the node planner and the DPU tenant
+	// controller both admit disruption against a pool's maxUnavailable.
+	admission := node.NewAdmission()
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg), Admission: admission}
 	if o.etcd.Enabled() {
 		ec, err := etcd.New(o.etcd)
 		if err != nil {
@@ -174,7 +177,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	// The DPU controllers share the planner's node informer: the tenant
 	// side's veto of a grant relies on the same cache the planner reads.
-	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, reg)
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, admission, reg)
 	if err != nil {
 		return fmt.Errorf("DPU controllers: %w", err)
 	}

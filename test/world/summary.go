@@ -55,7 +55,9 @@ func (s *Summary) MaxUnavailableSeenOverall() int {
 	return m
 }
 
-func (w *World) summarize(rows []Row, d time.Duration) *Summary {
+// summarize checks the invariants; o says which trouble the rollout made
+// on purpose (a power-cycled node reboots once more).
+func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions) *Summary {
 	m := w.monitor
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -117,6 +119,9 @@ func (w *World) summarize(rows []Row, d time.Duration) *Summary {
 		}
 	}
 	check("no DPU rebooted while its host ran non-DaemonSet pods", dpuViolations == 0, "%d violations", dpuViolations)
+	hostReboots, badHosts := w.dpuHostReboots(s.Reboots, o.PowerCycle)
+	check("every DPU host rebooted exactly once (power-cycled: at most twice)", len(badHosts) == 0,
+		"reboots %v, wrong: %v", hostReboots, badHosts)
 	check("no other violation recorded", len(other) == 0, "%v", other)
 	return s
 }
@@ -177,4 +182,26 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// dpuHostReboots returns the reboots of every tenant node with a DPU, and
+// the hosts whose count is wrong: one reboot after their DPU's, which also
+// applies their own update (one drain, one reboot); a node the rollout
+// power-cycled on purpose may reboot once more.
+func (w *World) dpuHostReboots(reboots map[string]int, powerCycled string) (map[string]int, []string) {
+	hosts := map[string]int{}
+	var bad []string
+	for _, name := range w.Order {
+		n := w.Nodes[name]
+		if n.Cluster != w.Tenant || n.Pair == "" {
+			continue
+		}
+		got := reboots[name]
+		hosts[name] = got
+		allowed := got == 1 || (name == powerCycled && got == 2)
+		if !allowed {
+			bad = append(bad, fmt.Sprintf("%s rebooted %d times", name, got))
+		}
+	}
+	return hosts, bad
 }

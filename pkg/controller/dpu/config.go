@@ -54,15 +54,17 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // controller's Options.Gates and the controllers' Run functions (run each
 // until ctx ends, e.g. in the caller's errgroup); both empty when neither
 // side is configured. Call it before starting the
-// informer factories.
+// informer factories. admission is the cluster's, shared with the node
+// controller (node.Options.Admission): the tenant side admits disruption
+// against the same maxUnavailable as the planner.
 func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinformers.NodeInformer,
-	pools mcfginformers.MachineConfigPoolInformer, reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
+	pools mcfginformers.MachineConfigPoolInformer, admission *node.Admission, reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
 	if c.Tenant {
 		hm, err := NewHostMaintenances(cfg)
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg})
+		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)
 		}

@@ -34,11 +34,11 @@ func TestConfigSetupRejectsBadInput(t *testing.T) {
 	for _, c := range []Config{
 		{TenantKubeconfig: "/nonexistent/kubeconfig"},
 	} {
-		if _, _, err := c.Setup(nil, nil, nil, nil, nil); err == nil {
+		if _, _, err := c.Setup(nil, nil, nil, nil, nil, nil); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
-	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
+	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
 		t.Errorf("nothing configured: got %v %v %v", gates, runs, err)
 	}
 }

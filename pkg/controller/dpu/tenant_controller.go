@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -53,6 +52,11 @@ type TenantOptions struct {
 	Recorder record.EventRecorder
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Admission is shared with the cluster's node planner
+	// (node.Options.Admission): both admit disruption against the same
+	// maxUnavailable. nil: one of the controller's own, which only suits a
+	// cluster without a node planner.
+	Admission *node.Admission
 }
 
 func (o *TenantOptions) setDefaults() {
@@ -71,6 +75,9 @@ func (o *TenantOptions) setDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Admission == nil {
+		o.Admission = node.NewAdmission()
+	}
 }
 
 // TenantController serves HostMaintenance requests in the tenant cluster.
@@ -86,12 +93,6 @@ type TenantController struct {
 	events   *eventSink
 	drains   *drainer
 	metrics  *tenantMetrics
-
-	// inflight are holds written but not yet seen in the node cache, by
-	// node, with the node's pool: the gate vetoes grants in those pools
-	// meanwhile, so the node planner cannot take a place the hold took.
-	mu       sync.Mutex
-	inflight map[string]string
 }
 
 const tenantKey = "hostmaintenances"
@@ -123,10 +124,9 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		pools:    poolInformer.Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: TenantComponentName}),
-		opts:     opts,
-		events:   events,
-		metrics:  m,
-		inflight: map[string]string{},
+		opts:    opts,
+		events:  events,
+		metrics: m,
 	}
 	c.drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { c.queue.Add(tenantKey) })
 	c.synced = []cache.InformerSynced{c.informer.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
@@ -145,10 +145,6 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		AddFunc: func(any) { c.queue.Add(tenantKey) },
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*corev1.Node), cur.(*corev1.Node)
-			if _, held := n.Annotations[constants.MaintenanceCordonAnnotation]; held {
-				// The node cache (shared with the node planner) shows the hold.
-				c.clearInflight(n.Name)
-			}
 			if tenantNodeChanged(o, n) {
 				c.queue.Add(tenantKey)
 			}
@@ -183,8 +179,8 @@ func tenantNodeChanged(o, n *corev1.Node) bool {
 
 // Gate returns the node planner's gate for the tenant pools: it vetoes
 // grants to nodes with an open HostMaintenance (their update is coalesced
-// with the maintenance's reboot), and grants in a pool while a hold there
-// is being written.
+// with the maintenance's reboot). Places in a pool's maxUnavailable are
+// shared through TenantOptions.Admission, not through the gate.
 func (c *TenantController) Gate() node.DisruptionGate { return tenantGate{c: c} }
 
 // Run starts the HostMaintenance informer, waits for the caches and serves
@@ -238,15 +234,9 @@ func (c *TenantController) processNext(ctx context.Context) bool {
 
 // Sync observes, decides and applies once. It returns when to look again.
 func (c *TenantController) Sync(ctx context.Context) (time.Duration, error) {
-	snap, err := c.snapshot(ctx)
+	snap, plan, err := c.admit(ctx)
 	if err != nil {
 		return 0, err
-	}
-	plan := DecideTenant(snap)
-	for _, a := range plan.Nodes {
-		if err := c.applyNode(ctx, a, snap.Nodes[a.Node]); err != nil {
-			return 0, err
-		}
 	}
 	if err := c.applyStatuses(ctx, plan.Statuses); err != nil {
 		return 0, err
@@ -261,6 +251,29 @@ func (c *TenantController) Sync(ctx context.Context) (time.Duration, error) {
 	return 0, nil
 }
 
+// admit decides and makes the node changes under the cluster's admission
+// lock (shared with the node planner): the decision sees every grant and
+// hold made so far, and the planner's next plan sees this one's holds and
+// coalesced grants. Statuses are written after: the planner does not read
+// them (its gate vetoes any node with an open request, whatever its phase).
+func (c *TenantController) admit(ctx context.Context) (TenantSnapshot, TenantPlan, error) {
+	c.opts.Admission.Lock()
+	defer c.opts.Admission.Unlock()
+	snap, err := c.snapshot(ctx)
+	if err != nil {
+		return snap, TenantPlan{}, err
+	}
+	plan := DecideTenant(snap)
+	for _, a := range plan.Nodes {
+		if err := c.applyNode(ctx, a, snap.Nodes[a.Node]); err != nil {
+			return snap, plan, err
+		}
+	}
+	return snap, plan, nil
+}
+
+// snapshot reads the requests, and the nodes as the admission shows them.
+// Call it under the admission lock.
 func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error) {
 	s := TenantSnapshot{
 		Now:          c.opts.Now(),
@@ -269,17 +282,16 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		Drains:       c.drains.states(),
 		CoalesceWait: c.opts.CoalesceWait,
 	}
-	pending := false
 	for _, obj := range c.informer.GetStore().List() {
-		hm := obj.(*dpuv1.HostMaintenance)
-		s.Requests = append(s.Requests, hm)
-		if hm.Status.Phase == "" || hm.Status.Phase == dpuv1.PhasePending {
-			pending = true
-		}
+		s.Requests = append(s.Requests, obj.(*dpuv1.HostMaintenance))
 	}
-	nodes, err := c.listNodes(ctx, pending)
+	cached, err := c.nodes.List(labels.Everything())
 	if err != nil {
 		return s, err
+	}
+	nodes := make([]*corev1.Node, 0, len(cached))
+	for _, n := range cached {
+		nodes = append(nodes, c.opts.Admission.Node(n, s.Now))
 	}
 	pools, err := c.pools.List(labels.Everything())
 	if err != nil {
@@ -303,23 +315,6 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		s.Pools[p.Name] = TenantPool{Name: p.Name, Target: p.Spec.Configuration.Name, Paused: p.Spec.Paused, MaxUnavailable: maxU}
 	}
 	return s, nil
-}
-
-// listNodes reads nodes from the cache, or from the apiserver when a
-// request may be admitted: a grant the node planner just wrote must count.
-func (c *TenantController) listNodes(ctx context.Context, fresh bool) ([]*corev1.Node, error) {
-	if !fresh {
-		return c.nodes.List(labels.Everything())
-	}
-	list, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: ""})
-	if err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
-	}
-	out := make([]*corev1.Node, len(list.Items))
-	for i := range list.Items {
-		out[i] = &list.Items[i]
-	}
-	return out, nil
 }
 
 func tenantNodeOf(n *corev1.Node, pool *mcfgv1.MachineConfigPool) TenantNode {
@@ -350,14 +345,13 @@ func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n Tenant
 	switch a.Kind {
 	case NodeHold:
 		c.drains.reset(a.Node)
-		if a.Record != "" {
-			c.mu.Lock()
-			c.inflight[a.Node] = n.Pool
-			c.mu.Unlock()
-		}
 		if err := c.hold(ctx, a); err != nil {
-			c.clearInflight(a.Node)
 			return err
+		}
+		now := c.opts.Now()
+		c.opts.Admission.ExpectCordon(a.Node, true, now)
+		if a.Record != "" {
+			c.opts.Admission.ExpectAnnotation(a.Node, constants.MaintenanceCordonAnnotation, a.Record, now)
 		}
 		logger.Info("Node held for HostMaintenance", "cordonedBefore", a.Record)
 	case NodeDrain:
@@ -366,12 +360,22 @@ func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n Tenant
 		if err := c.requestReboot(ctx, a); err != nil {
 			return err
 		}
+		now := c.opts.Now()
+		c.opts.Admission.ExpectAnnotation(a.Node, constants.RebootRequestAnnotation, a.Token, now)
+		if a.Config != "" {
+			c.opts.Admission.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
+		}
 		logger.Info("Asked the node's daemon to reboot", "token", a.Token, "coalescedConfig", a.Config)
 		c.metrics.reboots.WithLabelValues(fmt.Sprint(a.Config != "")).Inc()
 	case NodeRelease:
 		c.drains.reset(a.Node)
 		if err := c.release(ctx, a, n); err != nil {
 			return err
+		}
+		now := c.opts.Now()
+		c.opts.Admission.ExpectAnnotationRemoved(a.Node, constants.MaintenanceCordonAnnotation, now)
+		if a.MakeSchedulable {
+			c.opts.Admission.ExpectCordon(a.Node, false, now)
 		}
 		logger.Info("HostMaintenance hold released", "uncordoned", a.MakeSchedulable)
 	}
@@ -494,23 +498,6 @@ func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUp
 	return nil
 }
 
-func (c *TenantController) clearInflight(node string) {
-	c.mu.Lock()
-	delete(c.inflight, node)
-	c.mu.Unlock()
-}
-
-func (c *TenantController) inflightIn(pool string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for n, p := range c.inflight {
-		if p == pool {
-			return n, true
-		}
-	}
-	return "", false
-}
-
 // openRequestsFor returns the open (not terminal, not deleted) requests for a node.
 func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMaintenance {
 	objs, err := c.informer.GetIndexer().ByIndex(IndexByNode, nodeName)
@@ -533,7 +520,7 @@ type tenantGate struct{ c *TenantController }
 
 func (g tenantGate) Name() string { return "HostMaintenance" }
 
-func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
+func (g tenantGate) MayDisrupt(_ node.PoolView, n node.NodeView) (bool, string) {
 	if open := g.c.openRequestsFor(n.Name); len(open) > 0 {
 		hm := open[0]
 		phase := hm.Status.Phase
@@ -542,9 +529,6 @@ func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, strin
 		}
 		return false, fmt.Sprintf("HostMaintenance %s (%s, %s) is open for node %s; its update is applied with the maintenance",
 			hm.Name, hm.Spec.Action, phase, n.Name)
-	}
-	if other, ok := g.c.inflightIn(pool.Name); ok {
-		return false, fmt.Sprintf("a HostMaintenance hold on node %s is being written", other)
 	}
 	return true, ""
 }

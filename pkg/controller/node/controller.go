@@ -54,6 +54,10 @@ type Options struct {
 	MoveLeaderTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Admission is shared with the other deciders that admit disruption on
+	// this cluster's nodes (the DPU HostMaintenance controller); nil: one of
+	// the controller's own.
+	Admission *Admission
 }
 
 // Controller is the node controller's reconciler: it keeps pools' nodes
@@ -68,7 +72,7 @@ type Controller struct {
 	opts        Options
 	recorder    record.EventRecorder
 	broadcaster record.EventBroadcaster // nil when the caller gave a recorder
-	expect      *expectations
+	admission   *Admission
 
 	// members are the etcd member names last seen (nil: not asked yet), so
 	// pools without etcd members do not ask etcd on every sync.
@@ -89,6 +93,9 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Admission == nil {
+		opts.Admission = NewAdmission()
+	}
 	c := &Controller{
 		kube:   kube,
 		mco:    mco,
@@ -97,9 +104,9 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		synced: []cache.InformerSynced{nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: ComponentName}),
-		opts:     opts,
-		recorder: opts.Recorder,
-		expect:   newExpectations(time.Minute),
+		opts:      opts,
+		recorder:  opts.Recorder,
+		admission: opts.Admission,
 	}
 	if c.recorder == nil {
 		c.broadcaster = record.NewBroadcaster()
@@ -125,7 +132,7 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 				obj = t.Obj
 			}
 			if n, ok := obj.(*corev1.Node); ok {
-				c.expect.forget(n.Name)
+				c.admission.Forget(n.Name)
 			}
 			c.enqueueNode(obj)
 		},
@@ -225,29 +232,27 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	nodes, err := c.nodesOf(pool)
-	if err != nil {
-		return 0, err
-	}
-	now := c.opts.Now()
 	pv := ViewOfPool(pool)
-	views := make([]NodeView, 0, len(nodes))
-	for _, n := range nodes {
-		n = n.DeepCopy()
-		n.Annotations = c.expect.overlay(n.Name, n.Annotations, now)
-		views = append(views, ViewOfNode(n))
+	var etcdFacts EtcdFacts
+	if c.opts.Etcd != nil && pv.Target != "" {
+		// Asked outside the admission lock: etcd may be slow to answer.
+		nodes, err := c.nodesOf(pool)
+		if err != nil {
+			return 0, err
+		}
+		views := make([]NodeView, 0, len(nodes))
+		for _, n := range nodes {
+			views = append(views, ViewOfNode(n))
+		}
+		if c.mayHoldMembers(pv, views) {
+			etcdFacts = c.opts.Etcd.Facts(ctx)
+			c.rememberMembers(etcdFacts)
+		}
 	}
-	facts := Facts{Now: now, Gates: c.opts.Gates}
-	if c.opts.Etcd != nil && pv.Target != "" && c.mayHoldMembers(pv, views) {
-		facts.Etcd = c.opts.Etcd.Facts(ctx)
-		c.rememberMembers(facts.Etcd)
+	r, views, now, err := c.admit(ctx, pool, pv, etcdFacts)
+	if err != nil || r.Status == nil {
+		return 0, err // no status: not rendered yet; the render controller's update requeues us
 	}
-	r := Plan(pv, views, facts)
-	if r.Status == nil {
-		return 0, nil // not rendered yet; the render controller's update requeues us
-	}
-	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
-		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
 
 	requeue := time.Duration(0)
 	if !pv.Paused && (r.Status.UpdatedMachineCount != r.Status.MachineCount || len(r.Holds) > 0) {
@@ -261,17 +266,6 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 		if err := c.moveLeader(ctx, pool, *m); err != nil {
 			logger.Error(err, "Moving etcd leadership failed", "from", m.From, "to", m.To)
 			requeue = c.opts.Resync
-		}
-	}
-	for _, a := range r.Stage {
-		if err := c.annotate(ctx, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
-			return 0, err
-		}
-	}
-	for _, a := range r.Grant {
-		logger.Info("Granting disruption", "node", a.Node, "config", a.Config)
-		if err := c.annotate(ctx, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
-			return 0, err
 		}
 	}
 	for _, e := range r.Events {
@@ -293,6 +287,43 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 		}
 	}
 	return requeue, nil
+}
+
+// admit plans the pool and writes its stage and grant assignments, holding
+// the cluster's admission lock from reading the nodes to the last write: the
+// plan sees every disruption admitted so far (the overlay shows writes the
+// cache does not show yet), and the next decider sees this plan's grants.
+func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts) (Result, []NodeView, time.Time, error) {
+	logger := klog.FromContext(ctx).WithValues("pool", pool.Name)
+	c.admission.Lock()
+	defer c.admission.Unlock()
+	nodes, err := c.nodesOf(pool)
+	if err != nil {
+		return Result{}, nil, time.Time{}, err
+	}
+	now := c.opts.Now()
+	views := make([]NodeView, 0, len(nodes))
+	for _, n := range nodes {
+		views = append(views, ViewOfNode(c.admission.Node(n, now)))
+	}
+	r := Plan(pv, views, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates})
+	if r.Status == nil {
+		return r, views, now, nil
+	}
+	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
+		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
+	for _, a := range r.Stage {
+		if err := c.annotate(ctx, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
+			return r, views, now, err
+		}
+	}
+	for _, a := range r.Grant {
+		logger.Info("Granting disruption", "node", a.Node, "config", a.Config)
+		if err := c.annotate(ctx, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
+			return r, views, now, err
+		}
+	}
+	return r, views, now, nil
 }
 
 // mayHoldMembers reports whether the pool needs etcd facts: the control
@@ -355,12 +386,12 @@ func (c *Controller) annotate(ctx context.Context, node, key, value string, now 
 	}
 	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		if apierrors.IsNotFound(err) {
-			c.expect.forget(node)
+			c.admission.Forget(node)
 			return nil // the node vanished; the delete event re-plans
 		}
 		return fmt.Errorf("setting %s=%s on node %s: %w", key, value, node, err)
 	}
-	c.expect.expect(node, key, value, now)
+	c.admission.ExpectAnnotation(node, key, value, now)
 	return nil
 }
 

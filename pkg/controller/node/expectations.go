@@ -1,62 +1,138 @@
 package node
 
 import (
+	"maps"
 	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
-// expectations remembers the annotations this controller wrote until the
-// informer cache shows them. Planning on a stale cache could grant a node
-// twice the capacity (the cache would not show the grants just made); the
-// overlay makes the next plan see its own writes.
+// expectations remember node writes (annotations set or removed, cordons)
+// until the informer cache shows them. Planning on a stale cache could grant
+// a node twice the capacity (the cache would not show the grants just made);
+// the overlay makes the next decision see the writes. Admission shares one
+// set between the deciders of a cluster.
 type expectations struct {
 	mu  sync.Mutex
 	ttl time.Duration
-	m   map[string]map[string]expected // node -> annotation -> value
+	m   map[string]*nodeExpectations // by node
+}
+
+type nodeExpectations struct {
+	annotations map[string]expected
+	// cordon is the expected spec.unschedulable; nil: none.
+	cordon *expectedCordon
 }
 
 type expected struct {
-	value string
-	at    time.Time
+	value  string
+	remove bool // the annotation was removed
+	at     time.Time
+}
+
+type expectedCordon struct {
+	unschedulable bool
+	at            time.Time
 }
 
 func newExpectations(ttl time.Duration) *expectations {
-	return &expectations{ttl: ttl, m: map[string]map[string]expected{}}
+	return &expectations{ttl: ttl, m: map[string]*nodeExpectations{}}
+}
+
+func (e *expectations) of(node string) *nodeExpectations {
+	x := e.m[node]
+	if x == nil {
+		x = &nodeExpectations{annotations: map[string]expected{}}
+		e.m[node] = x
+	}
+	return x
 }
 
 func (e *expectations) expect(node, annotation, value string, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.m[node] == nil {
-		e.m[node] = map[string]expected{}
-	}
-	e.m[node][annotation] = expected{value: value, at: now}
+	e.of(node).annotations[annotation] = expected{value: value, at: now}
 }
 
-// overlay returns the annotations with this controller's unobserved writes
+func (e *expectations) expectRemoved(node, annotation string, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.of(node).annotations[annotation] = expected{remove: true, at: now}
+}
+
+func (e *expectations) expectCordon(node string, unschedulable bool, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.of(node).cordon = &expectedCordon{unschedulable: unschedulable, at: now}
+}
+
+// overlay returns the annotations with the unobserved annotation writes
 // applied. Observed or expired expectations are dropped.
 func (e *expectations) overlay(node string, annotations map[string]string, now time.Time) map[string]string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	exp := e.m[node]
-	if len(exp) == 0 {
+	return e.overlayAnnotationsLocked(node, annotations, now)
+}
+
+func (e *expectations) overlayAnnotationsLocked(node string, annotations map[string]string, now time.Time) map[string]string {
+	x := e.m[node]
+	if x == nil || len(x.annotations) == 0 {
 		return annotations
 	}
-	out := make(map[string]string, len(annotations)+len(exp))
-	for k, v := range annotations {
-		out[k] = v
+	out := maps.Clone(annotations)
+	if out == nil {
+		out = map[string]string{}
 	}
-	for k, x := range exp {
-		if annotations[k] == x.value || now.Sub(x.at) > e.ttl {
-			delete(exp, k)
+	for k, want := range x.annotations {
+		have, present := annotations[k]
+		observed := (want.remove && !present) || (!want.remove && present && have == want.value)
+		if observed || now.Sub(want.at) > e.ttl {
+			delete(x.annotations, k)
 			continue
 		}
-		out[k] = x.value
+		if want.remove {
+			delete(out, k)
+		} else {
+			out[k] = want.value
+		}
 	}
-	if len(exp) == 0 {
+	e.dropIfEmptyLocked(node)
+	return out
+}
+
+// overlayNode returns n as the unobserved writes leave it: n itself when
+// none applies, otherwise a copy.
+func (e *expectations) overlayNode(n *corev1.Node, now time.Time) *corev1.Node {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x := e.m[n.Name]
+	if x == nil {
+		return n
+	}
+	annotations := e.overlayAnnotationsLocked(n.Name, n.Annotations, now)
+	unschedulable := n.Spec.Unschedulable
+	if c := x.cordon; c != nil {
+		if c.unschedulable == n.Spec.Unschedulable || now.Sub(c.at) > e.ttl {
+			x.cordon = nil
+		} else {
+			unschedulable = c.unschedulable
+		}
+	}
+	e.dropIfEmptyLocked(n.Name)
+	if unschedulable == n.Spec.Unschedulable && maps.Equal(annotations, n.Annotations) {
+		return n
+	}
+	out := n.DeepCopy()
+	out.Annotations = annotations
+	out.Spec.Unschedulable = unschedulable
+	return out
+}
+
+func (e *expectations) dropIfEmptyLocked(node string) {
+	if x := e.m[node]; x != nil && len(x.annotations) == 0 && x.cordon == nil {
 		delete(e.m, node)
 	}
-	return out
 }
 
 func (e *expectations) forget(node string) {

@@ -203,12 +203,14 @@ func (d *duo) runTenant(reg *prometheus.Registry) {
 	kubeInf := informers.NewSharedInformerFactory(cp.Kube, 0)
 	mcoInf := mcfginformers.NewSharedInformerFactory(cp.MCO, 0)
 	nodes, pools := kubeInf.Core().V1().Nodes(), mcoInf.Machineconfiguration().V1().MachineConfigPools()
+	admission := node.NewAdmission()
 	hm, err := dpu.NewTenantController(cp.Kube, hmClient(d.t, cp.RESTConfig), nodes, pools, dpu.TenantOptions{
-		Registerer: reg, DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second, Resync: 2 * time.Second})
+		Registerer: reg, DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second, Resync: 2 * time.Second, Admission: admission})
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	planner := node.NewController(cp.Kube, cp.MCO, nodes, pools, node.Options{Gates: []node.DisruptionGate{hm.Gate()}, Resync: time.Second})
+	planner := node.NewController(cp.Kube, cp.MCO, nodes, pools, node.Options{Gates: []node.DisruptionGate{hm.Gate()}, Resync: time.Second,
+		Admission: admission})
 	drainer := d.drainController(cp, nodes)
 	d.run("tenant", kubeInf, mcoInf, func(ctx context.Context) error { return hm.Run(ctx) },
 		func(ctx context.Context) error { return planner.Run(ctx, 2) }, func(ctx context.Context) error { return drainer.Run(ctx, 2) })
