@@ -2,7 +2,6 @@ package dpu
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +9,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	kubedrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/tandem-mco/tandem/pkg/controller/drain"
 )
 
 // drainer drains held nodes with kubectl's drain library (evictions honour
@@ -105,36 +106,12 @@ func (d *drainer) attempt(ctx context.Context, node string) error {
 	actx, cancel := context.WithTimeout(ctx, d.attemptTimeout)
 	defer cancel()
 	logger := klog.FromContext(ctx).WithValues("node", node)
-	h := &kubedrain.Helper{
-		Ctx:    actx,
-		Client: d.kube,
-		// The drain controller's (and the MCO's) settings: unmanaged pods and
-		// emptyDir data do not block; DaemonSet pods stay; each pod's own
-		// grace period applies.
-		Force:               true,
-		IgnoreAllDaemonSets: true,
-		DeleteEmptyDirData:  true,
-		GracePeriodSeconds:  -1,
-		Timeout:             d.attemptTimeout,
-		Out:                 logLines{logger: logger.V(2)},
-		ErrOut:              logLines{logger: logger},
-		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, usingEviction bool, err error) {
-			if err == nil {
-				logger.V(2).Info("Pod removed", "pod", klog.KObj(pod), "eviction", usingEviction)
-			}
-		},
-	}
-	return kubedrain.RunNodeDrain(h, node)
-}
-
-// logLines passes kubectl drain's output to klog, line by line.
-type logLines struct{ logger klog.Logger }
-
-func (w logLines) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			w.logger.Info("kubectl drain: " + line)
+	// The drain controller's (and the MCO's) settings.
+	h := drain.NewDrainHelper(actx, d.kube, node, d.attemptTimeout)
+	h.OnPodDeletionOrEvictionFinished = func(pod *corev1.Pod, usingEviction bool, err error) {
+		if err == nil {
+			logger.V(2).Info("Pod removed", "pod", klog.KObj(pod), "eviction", usingEviction)
 		}
 	}
-	return len(p), nil
+	return kubedrain.RunNodeDrain(h, node)
 }

@@ -1,14 +1,13 @@
 package dpu
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
+	"github.com/tandem-mco/tandem/pkg/controller/events"
 )
 
 // eventSink is an event recorder that knows HostMaintenance objects, with
@@ -30,17 +29,11 @@ func newEventSink(kube kubernetes.Interface, given record.EventRecorder, compone
 	if err := dpuv1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	b := record.NewBroadcaster()
-	return &eventSink{kube: kube, broadcaster: b,
-		recorder: b.NewRecorder(scheme, corev1.EventSource{Component: component})}, nil
+	recorder, b := events.NewRecorder(nil, scheme, component)
+	return &eventSink{kube: kube, broadcaster: b, recorder: recorder}, nil
 }
 
 // start sends events to the apiserver until the returned stop is called.
 func (s *eventSink) start() (stop func()) {
-	if s.broadcaster == nil {
-		return func() {}
-	}
-	s.broadcaster.StartStructuredLogging(4)
-	s.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.kube.CoreV1().Events("")})
-	return s.broadcaster.Shutdown
+	return events.Start(s.kube, s.broadcaster)
 }

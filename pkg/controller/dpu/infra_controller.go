@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -30,6 +29,7 @@ import (
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
 )
 
 // InfraComponentName is the infra controller's event source and queue name.
@@ -150,12 +150,11 @@ func NewInfraController(infra kubernetes.Interface, tenant *HostMaintenances, no
 		requests: tenant.NewInformer(10 * time.Minute),
 		nodes:    nodeInformer.Lister(),
 		pools:    poolInformer.Lister(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: InfraComponentName}),
-		opts:    opts,
-		events:  events,
-		metrics: m,
-		waiting: map[string]wait1{},
+		queue:    queue.New(InfraComponentName),
+		opts:     opts,
+		events:   events,
+		metrics:  m,
+		waiting:  map[string]wait1{},
 	}
 	c.synced = []cache.InformerSynced{c.requests.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
 	if cm := opts.PairingConfigMap; cm.Name != "" {
@@ -257,41 +256,20 @@ func (c *InfraController) Run(ctx context.Context, workers int) error {
 	}
 	stop := c.events.start()
 	defer stop()
-	if !cache.WaitForNamedCacheSync("dpupairing", ctx.Done(), c.synced...) {
-		return fmt.Errorf("dpu pairing controller: caches did not sync: %w", ctx.Err())
+	if err := queue.WaitForCaches(ctx, "dpupairing", "dpu pairing controller: caches", c.synced...); err != nil {
+		return err
 	}
 	logger.Info("Starting DPU pairing controller (infra)", "mode", c.opts.Mode, "rebootHost", !c.opts.DisableHostReboot,
 		"drainAhead", !c.opts.DrainOnDemand, "holdThreshold", c.opts.HoldThreshold)
 	c.enqueueAll()
-	for range max(workers, 1) {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNext(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
+	queue.Workers{
+		Queue:          c.queue,
+		Sync:           c.Sync,
+		KeyName:        "node",
+		FailureMessage: "DPU pairing sync failed; will retry",
+	}.Run(ctx, max(workers, 1))
 	logger.Info("Stopping DPU pairing controller")
 	return nil
-}
-
-func (c *InfraController) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	requeue, err := c.Sync(ctx, key)
-	switch {
-	case err != nil:
-		klog.FromContext(ctx).Error(err, "DPU pairing sync failed; will retry", "node", key)
-		c.queue.AddRateLimited(key)
-	case requeue > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, requeue)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
 }
 
 // Sync decides and applies for one infra node.

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -29,6 +28,7 @@ import (
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
 )
 
 // TenantComponentName is the tenant controller's event source and queue name.
@@ -122,11 +122,10 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		informer: hm.NewInformer(10 * time.Minute),
 		nodes:    nodeInformer.Lister(),
 		pools:    poolInformer.Lister(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: TenantComponentName}),
-		opts:    opts,
-		events:  events,
-		metrics: m,
+		queue:    queue.New(TenantComponentName),
+		opts:     opts,
+		events:   events,
+		metrics:  m,
 	}
 	c.drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { c.queue.Add(tenantKey) })
 	c.synced = []cache.InformerSynced{c.informer.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
@@ -193,43 +192,21 @@ func (c *TenantController) Run(ctx context.Context) error {
 	go c.informer.RunWithContext(ctx)
 	stop := c.events.start()
 	defer stop()
-	if !cache.WaitForNamedCacheSync("hostmaintenance", ctx.Done(), c.synced...) {
-		return fmt.Errorf("hostmaintenance controller: caches did not sync: %w", ctx.Err())
+	if err := queue.WaitForCaches(ctx, "hostmaintenance", "hostmaintenance controller: caches", c.synced...); err != nil {
+		return err
 	}
 	logger.Info("Starting HostMaintenance controller (tenant)")
 	c.queue.Add(tenantKey)
-	// One worker: admission order is global.
-	go wait.UntilWithContext(ctx, func(ctx context.Context) {
-		for c.processNext(ctx) {
-		}
-	}, time.Second)
-	<-ctx.Done()
+	// One worker: admission order is global. The queue holds the single
+	// tenantKey.
+	queue.Workers{
+		Queue:          c.queue,
+		Sync:           func(ctx context.Context, _ string) (time.Duration, error) { return c.Sync(ctx) },
+		FailureMessage: "HostMaintenance sync failed; will retry",
+		QuietConflicts: true,
+	}.Run(ctx, 1)
 	logger.Info("Stopping HostMaintenance controller")
 	return nil
-}
-
-func (c *TenantController) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	requeue, err := c.Sync(ctx)
-	switch {
-	case err != nil:
-		if apierrors.IsConflict(err) {
-			klog.FromContext(ctx).V(2).Info("Write conflict; will retry", "err", err.Error())
-		} else {
-			klog.FromContext(ctx).Error(err, "HostMaintenance sync failed; will retry")
-		}
-		c.queue.AddRateLimited(key)
-	case requeue > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, requeue)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
 }
 
 // Sync observes, decides and applies once. It returns when to look again.

@@ -7,13 +7,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformersv1 "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelistersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -21,6 +18,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/events"
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
 )
 
 // ComponentName is the event source and workqueue name.
@@ -103,17 +102,11 @@ func NewController(kube kubernetes.Interface, nodes coreinformersv1.NodeInformer
 		opts:       opts,
 		nodeLister: nodes.Lister(),
 		synced:     nodes.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: ComponentName}),
-		now:      time.Now,
-		recorder: opts.EventRecorder,
-		ongoing:  map[string]*ongoingDrain{},
+		queue:      queue.New(ComponentName),
+		now:        time.Now,
+		ongoing:    map[string]*ongoingDrain{},
 	}
-	if c.recorder == nil {
-		c.broadcaster = record.NewBroadcaster()
-		c.recorder = c.broadcaster.NewRecorder(clientgoscheme.Scheme, corev1.EventSource{Component: ComponentName})
-	}
+	c.recorder, c.broadcaster = events.NewRecorder(opts.EventRecorder, clientgoscheme.Scheme, ComponentName)
 	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.nodeChanged(nil, obj) },
 		UpdateFunc: c.nodeChanged,
@@ -133,46 +126,20 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	logger := klog.FromContext(ctx).WithValues("controller", "drain")
 	ctx = klog.NewContext(ctx, logger)
 
-	if c.broadcaster != nil {
-		c.broadcaster.StartStructuredLogging(4)
-		c.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
-		defer c.broadcaster.Shutdown()
-	}
-	if !cache.WaitForNamedCacheSync("drain", ctx.Done(), c.synced) {
-		return fmt.Errorf("drain controller: informer cache did not sync: %w", ctx.Err())
+	defer events.Start(c.kube, c.broadcaster)()
+	if err := queue.WaitForCaches(ctx, "drain", "drain controller: informer cache", c.synced); err != nil {
+		return err
 	}
 	logger.Info("Starting drain controller", "workers", workers)
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
+	queue.Workers{
+		Queue:          c.queue,
+		Sync:           queue.NoRequeue(c.sync),
+		KeyName:        "node",
+		FailureMessage: "Serving drain request failed; will retry",
+		QuietConflicts: true,
+	}.Run(ctx, workers)
 	logger.Info("Stopping drain controller")
 	return nil
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		if apierrors.IsConflict(err) {
-			// A write raced with the informer cache; the retry reads it fresh.
-			klog.FromContext(ctx).V(2).Info("Write conflict; will retry", "node", key)
-		} else {
-			klog.FromContext(ctx).Error(err, "Serving drain request failed; will retry", "node", key)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 // nodeChanged enqueues a node when something Decide reads changed (node

@@ -225,30 +225,19 @@ func annotationPath(key string) string {
 
 func (c *Controller) newHelper(ctx context.Context, node string) *kubedrain.Helper {
 	logger := klog.FromContext(ctx).WithValues("node", node)
-	return &kubedrain.Helper{
-		Ctx:    ctx,
-		Client: c.kube,
-		// The MCO's settings: unmanaged pods and emptyDir data do not block an
-		// OS update; DaemonSet pods stay; each pod's own grace period applies.
-		Force:               true,
-		IgnoreAllDaemonSets: true,
-		DeleteEmptyDirData:  true,
-		GracePeriodSeconds:  -1,
-		Timeout:             c.opts.AttemptTimeout,
-		Out:                 logWriter{logger: logger, verbosity: 2},
-		ErrOut:              logWriter{logger: logger},
-		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, usingEviction bool, err error) {
-			verb := "Deleted"
-			if usingEviction {
-				verb = "Evicted"
-			}
-			if err != nil {
-				logger.Info("Pod not removed", "pod", klog.KObj(pod), "err", err.Error())
-				return
-			}
-			logger.Info(verb+" pod", "pod", klog.KObj(pod))
-		},
+	h := NewDrainHelper(ctx, c.kube, node, c.opts.AttemptTimeout)
+	h.OnPodDeletionOrEvictionFinished = func(pod *corev1.Pod, usingEviction bool, err error) {
+		verb := "Deleted"
+		if usingEviction {
+			verb = "Evicted"
+		}
+		if err != nil {
+			logger.Info("Pod not removed", "pod", klog.KObj(pod), "err", err.Error())
+			return
+		}
+		logger.Info(verb+" pod", "pod", klog.KObj(pod))
 	}
+	return h
 }
 
 // begin notes that a drain for request is under way and returns when it
@@ -279,21 +268,6 @@ func (c *Controller) forget(node string) {
 	delete(c.ongoing, node)
 	c.mu.Unlock()
 	c.opts.Metrics.DrainErr.DeleteLabelValues(node)
-}
-
-// logWriter passes kubectl drain's progress output to klog, line by line.
-type logWriter struct {
-	logger    klog.Logger
-	verbosity int
-}
-
-func (w logWriter) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			w.logger.V(w.verbosity).Info("kubectl drain: " + line)
-		}
-	}
-	return len(p), nil
 }
 
 func firstLine(s string) string {

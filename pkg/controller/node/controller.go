@@ -20,10 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -31,6 +29,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/events"
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
 
@@ -97,21 +97,16 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		opts.Admission = NewAdmission()
 	}
 	c := &Controller{
-		kube:   kube,
-		mco:    mco,
-		nodes:  nodeInformer.Lister(),
-		pools:  poolInformer.Lister(),
-		synced: []cache.InformerSynced{nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: ComponentName}),
+		kube:      kube,
+		mco:       mco,
+		nodes:     nodeInformer.Lister(),
+		pools:     poolInformer.Lister(),
+		synced:    []cache.InformerSynced{nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced},
+		queue:     queue.New(ComponentName),
 		opts:      opts,
-		recorder:  opts.Recorder,
 		admission: opts.Admission,
 	}
-	if c.recorder == nil {
-		c.broadcaster = record.NewBroadcaster()
-		c.recorder = c.broadcaster.NewRecorder(mcfgscheme.Scheme, corev1.EventSource{Component: ComponentName})
-	}
+	c.recorder, c.broadcaster = events.NewRecorder(opts.Recorder, mcfgscheme.Scheme, ComponentName)
 	_, _ = poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.enqueuePool(obj) },
 		UpdateFunc: func(_, obj any) { c.enqueuePool(obj) },
@@ -178,46 +173,19 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
 	logger := klog.FromContext(ctx).WithValues("controller", "node")
 	ctx = klog.NewContext(ctx, logger)
-	if c.broadcaster != nil {
-		c.broadcaster.StartStructuredLogging(4)
-		c.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
-		defer c.broadcaster.Shutdown()
-	}
-	if !cache.WaitForNamedCacheSync("node", ctx.Done(), c.synced...) {
-		return fmt.Errorf("node controller: informer caches did not sync: %w", ctx.Err())
+	defer events.Start(c.kube, c.broadcaster)()
+	if err := queue.WaitForCaches(ctx, "node", "node controller: informer caches", c.synced...); err != nil {
+		return err
 	}
 	logger.Info("Starting node controller", "workers", workers, "etcdOrdering", c.opts.Etcd != nil)
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
+	queue.Workers{
+		Queue:          c.queue,
+		Sync:           c.Sync,
+		KeyName:        "pool",
+		FailureMessage: "Syncing pool failed",
+	}.Run(ctx, workers)
 	logger.Info("Stopping node controller")
 	return nil
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.next(ctx) {
-	}
-}
-
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	requeue, err := c.Sync(ctx, key)
-	switch {
-	case err != nil:
-		klog.FromContext(ctx).Error(err, "Syncing pool failed", "pool", key)
-		c.queue.AddRateLimited(key)
-	case requeue > 0:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, requeue)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
 }
 
 // Sync plans one pool and applies the plan. It returns when to look again

@@ -10,21 +10,20 @@ import (
 	mcfginformersv1 "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
 	mcfglistersv1 "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformersv1 "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelistersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/tandem-mco/tandem/pkg/controller/events"
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
 	"github.com/tandem-mco/tandem/pkg/mcfg"
 )
 
@@ -97,11 +96,9 @@ func NewController(
 		mcLister:   configs.Lister(),
 		nodeLister: nodes.Lister(),
 		synced:     []cache.InformerSynced{pools.Informer().HasSynced, configs.Informer().HasSynced, nodes.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: ComponentName}),
-		now:      time.Now,
-		recorder: opts.EventRecorder,
+		queue:      queue.New(ComponentName),
+		now:        time.Now,
+		recorder:   opts.EventRecorder,
 	}
 	if c.recorder == nil {
 		scheme := runtime.NewScheme()
@@ -111,8 +108,7 @@ func NewController(
 		if err := mcfgv1.Install(scheme); err != nil {
 			return nil, fmt.Errorf("building event scheme: %w", err)
 		}
-		c.broadcaster = record.NewBroadcaster()
-		c.recorder = c.broadcaster.NewRecorder(scheme, corev1.EventSource{Component: ComponentName})
+		c.recorder, c.broadcaster = events.NewRecorder(nil, scheme, ComponentName)
 	}
 
 	if _, err := pools.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -145,46 +141,20 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	logger := klog.FromContext(ctx).WithValues("controller", "render")
 	ctx = klog.NewContext(ctx, logger)
 
-	if c.broadcaster != nil {
-		c.broadcaster.StartStructuredLogging(4)
-		c.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.kube.CoreV1().Events("")})
-		defer c.broadcaster.Shutdown()
-	}
-	if !cache.WaitForNamedCacheSync("render", ctx.Done(), c.synced...) {
-		return fmt.Errorf("render controller: informer caches did not sync: %w", ctx.Err())
+	defer events.Start(c.kube, c.broadcaster)()
+	if err := queue.WaitForCaches(ctx, "render", "render controller: informer caches", c.synced...); err != nil {
+		return err
 	}
 	logger.Info("Starting render controller", "workers", workers)
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
+	queue.Workers{
+		Queue:          c.queue,
+		Sync:           queue.NoRequeue(c.sync),
+		KeyName:        "pool",
+		FailureMessage: "Rendering pool failed; will retry",
+		QuietConflicts: true,
+	}.Run(ctx, workers)
 	logger.Info("Stopping render controller")
 	return nil
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		if apierrors.IsConflict(err) {
-			// A write raced with the informer cache; the retry reads it fresh.
-			klog.FromContext(ctx).V(2).Info("Write conflict; will retry", "pool", key)
-		} else {
-			klog.FromContext(ctx).Error(err, "Rendering pool failed; will retry", "pool", key)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 func (c *Controller) enqueuePool(obj any, after time.Duration) {
