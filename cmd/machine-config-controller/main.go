@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
@@ -37,6 +36,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/controller/render"
 	"github.com/tandem-mco/tandem/pkg/etcd"
+	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
 
@@ -83,7 +83,7 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	cfg, err := restConfig(o.kubeconfig)
+	cfg, err := kubeconfig.Load(o.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -209,21 +209,6 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 		g.Go(func() error { return run(gctx) })
 	}
 	return g.Wait()
-}
-
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (or pass --kubeconfig): %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
-	}
-	return cfg, nil
 }
 
 func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {

@@ -19,8 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/daemon"
@@ -28,6 +26,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/daemon/kube"
 	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
 	"github.com/tandem-mco/tandem/pkg/iso"
+	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
 
@@ -85,7 +84,7 @@ func run(ctx context.Context, f *flags) error {
 	if f.nodeName == "" {
 		return errors.New("--node-name (or $NODE_NAME) is required")
 	}
-	cfg, err := restConfig(f.kubeconfig)
+	cfg, err := kubeconfig.Load(f.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -157,19 +156,4 @@ func run(ctx context.Context, f *flags) error {
 	}
 	klog.InfoS("machine-config-daemon starting", "node", f.nodeName, "root", f.root, "ioPolicy", f.ioPolicy, "host", f.hostKind, "updateOrder", order)
 	return d.Run(ctx)
-}
-
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config (or pass --kubeconfig): %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
-	}
-	return cfg, nil
 }

@@ -292,7 +292,7 @@ func (d *tenantDecider) held(name string, n TenantNode) bool {
 // countsUnavailable: the node planner counts the node against
 // maxUnavailable, or a request holds it.
 func (d *tenantDecider) countsUnavailable(name string, n TenantNode) bool {
-	return unavailableForUpdate(n.View) || d.held(name, n)
+	return n.View.Unavailable() || d.held(name, n)
 }
 
 func (d *tenantDecider) admitOne(r *reqState, n TenantNode, why string) {
@@ -431,7 +431,7 @@ func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
 	pool, hasPool := d.s.Pools[n.Pool]
 	v := n.View
 	pending := hasPool && pool.Target != "" && !pool.Paused && v.Current != pool.Target &&
-		v.Desired == v.Current && !failingState(v.State)
+		v.Desired == v.Current && !v.FailingState()
 	switch {
 	case pending && v.Staged == pool.Target:
 		r.status.CoalescedConfig = pool.Target
@@ -536,29 +536,9 @@ func RebootToken(hm *dpuv1.HostMaintenance) string {
 	return "hostmaintenance-" + string(hm.UID)
 }
 
-// unavailableForUpdate mirrors the node planner's rule (the MCO's
-// IsUnavailableForUpdate): a node that is not ready or is cordoned, or whose
-// daemon works on (or has not finished) a config change, counts against
-// maxUnavailable; a daemon failing on one does not.
-func unavailableForUpdate(v node.NodeView) bool {
-	if !v.Ready || v.Unschedulable {
-		return true
-	}
-	done := v.Current != "" && v.Current == v.Desired && v.State == constants.MachineConfigDaemonStateDone
-	if done {
-		return false
-	}
-	failing := v.Current != v.Desired && failingState(v.State)
-	return !failing
-}
-
 // updating: the daemon has a grant it has not finished (or failed on).
 func updating(v node.NodeView) bool {
 	return v.Desired != "" && v.Desired != v.Current
-}
-
-func failingState(s string) bool {
-	return s == constants.MachineConfigDaemonStateDegraded || s == constants.MachineConfigDaemonStateUnreconcilable
 }
 
 func orNone(s string) string {

@@ -477,7 +477,7 @@ func TestUnavailableForUpdate(t *testing.T) {
 		{"no daemon yet", func(v node.NodeView) node.NodeView { v.Current, v.Desired, v.State = "", "", ""; return v }, true},
 	}
 	for _, tt := range tests {
-		if got := unavailableForUpdate(tt.v(done)); got != tt.want {
+		if got := tt.v(done).Unavailable(); got != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
 	}

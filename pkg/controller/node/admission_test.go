@@ -63,7 +63,7 @@ func TestAdmissionShowsGrantBeforeTheCache(t *testing.T) {
 	a := NewAdmission()
 	a.ExpectAnnotation("worker-1", constants.DesiredConfigAnnotation, newCfg, epoch)
 	got := ViewOfNode(a.Node(cachedNode("worker-1", oldCfg), epoch.Add(time.Second)))
-	if got.Desired != newCfg || !got.unavailable() {
+	if got.Desired != newCfg || !got.Unavailable() {
 		t.Fatalf("grant not visible through the admission: %+v", got)
 	}
 }

@@ -60,7 +60,7 @@ func newEtcdOrder(pool PoolView, nodes []NodeView, etcd EtcdFacts) etcdOrder {
 	byName := map[string]NodeView{}
 	for _, n := range nodes {
 		byName[n.Name] = n
-		if o.members[n.Name] && (n.unavailable() || n.failing()) {
+		if o.members[n.Name] && (n.Unavailable() || n.failing()) {
 			inflight[n.Name] = true
 		}
 	}

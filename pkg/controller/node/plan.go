@@ -34,7 +34,7 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	maxUnavail, maxErr := MaxUnavailable(pool.MaxUnavailable, len(nodes))
 	r.MaxUnavailable = maxUnavail
 	for _, n := range nodes {
-		if n.unavailable() {
+		if n.Unavailable() {
 			r.Unavailable++
 		}
 	}
@@ -97,7 +97,7 @@ func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
 		if n.Stage == pool.Target || n.Desired == pool.Target {
 			// Staging already, on a stage or a grant; a failed daemon does
 			// not occupy a slot.
-			if !n.failingState() {
+			if !n.FailingState() {
 				staging++
 			}
 			continue

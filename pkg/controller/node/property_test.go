@@ -230,7 +230,7 @@ func (s *sim) check(views []NodeView, facts Facts, r Result) {
 		}
 		used := 0
 		for _, v := range after {
-			if v.unavailable() || (v.Desired == target && v.failing()) {
+			if v.Unavailable() || (v.Desired == target && v.failing()) {
 				used++
 			}
 		}
@@ -256,7 +256,7 @@ func (s *sim) check(views []NodeView, facts Facts, r Result) {
 		}
 		down := 0
 		for _, v := range after {
-			if v.unavailable() || v.failing() {
+			if v.Unavailable() || v.failing() {
 				down++
 			}
 		}

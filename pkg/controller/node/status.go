@@ -27,7 +27,7 @@ func computeStatus(pool PoolView, nodes []NodeView, holds []Hold, now time.Time)
 				ready++
 			}
 		}
-		if n.unavailable() {
+		if n.Unavailable() {
 			unavailable++
 		}
 		if n.degraded() {

@@ -41,20 +41,20 @@ func (n NodeView) done() bool {
 // schedulable is the MCO's IsNodeReady: ready and not cordoned.
 func (n NodeView) schedulable() bool { return n.Ready && !n.Unschedulable }
 
-// failingState reports a daemon in a terminal failure state.
-func (n NodeView) failingState() bool {
+// FailingState reports a daemon in a terminal failure state.
+func (n NodeView) FailingState() bool {
 	return n.State == constants.MachineConfigDaemonStateDegraded ||
 		n.State == constants.MachineConfigDaemonStateUnreconcilable
 }
 
 // failing is the MCO's IsNodeMCDFailing: an update that did not apply.
-func (n NodeView) failing() bool { return n.Current != n.Desired && n.failingState() }
+func (n NodeView) failing() bool { return n.Current != n.Desired && n.FailingState() }
 
-// unavailable is the MCO's IsUnavailableForUpdate: a node that is not ready
+// Unavailable is the MCO's IsUnavailableForUpdate: a node that is not ready
 // or cordoned, or whose daemon is working (or has not started) on a config
 // change. Such a node may go down, so it counts against maxUnavailable. A
 // failing daemon does not: the MCO may retarget it.
-func (n NodeView) unavailable() bool {
+func (n NodeView) Unavailable() bool {
 	if !n.schedulable() {
 		return true
 	}
@@ -65,7 +65,7 @@ func (n NodeView) unavailable() bool {
 }
 
 // degraded is the MCO's getDegradedMachines rule.
-func (n NodeView) degraded() bool { return n.Desired != "" && n.failingState() }
+func (n NodeView) degraded() bool { return n.Desired != "" && n.FailingState() }
 
 // updated is the MCO's IsDone for a non-layered pool: done at target.
 func (n NodeView) updated(target string) bool { return n.done() && n.Desired == target }
