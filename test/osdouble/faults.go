@@ -22,7 +22,9 @@ type Inhibitor struct {
 func (l layout) inhibitorsFile() string { return filepath.Join(l.run, "osdouble", "inhibitors.json") }
 
 // faults live in the sysroot: they are properties of the node's repo.
-func (l layout) faultsFile() string { return filepath.Join(l.sysroot, "ostree", "osdouble-faults.json") }
+func (l layout) faultsFile() string {
+	return filepath.Join(l.sysroot, "ostree", "osdouble-faults.json")
+}
 
 // faults are deliberate misbehaviours of the node.
 type faults struct {

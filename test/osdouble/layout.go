@@ -43,6 +43,7 @@ func (l layout) lockedFile() string {
 }
 func (l layout) rpmOstreeRun() string { return filepath.Join(l.run, "rpm-ostree") }
 func (l layout) txnFile() string      { return filepath.Join(l.rpmOstreeRun(), "transaction.json") }
+
 // socketFile is an abstract unix socket ("@..."): one per run dir.
 func (l layout) socketFile() string {
 	sum := sha256.Sum256([]byte(filepath.Clean(l.run)))

@@ -318,9 +318,9 @@ type commitFile struct {
 type commit struct {
 	Timestamp int64 `json:"timestamp"`
 	// Version is the image's version label (container commits).
-	Version   string         `json:"version,omitempty"`
-	Metadata  map[string]any `json:"metadata"`
-	Files     []commitFile   `json:"files"`
+	Version  string         `json:"version,omitempty"`
+	Metadata map[string]any `json:"metadata"`
+	Files    []commitFile   `json:"files"`
 }
 
 // writeCommit stores c durably and returns its checksum.
