@@ -186,9 +186,16 @@ func childStage() {
 		fmt.Println("error", err)
 		return
 	}
-	if _, err := p.Prepare(context.Background()); err != nil {
+	s, err := p.Prepare(context.Background())
+	if err != nil {
 		fmt.Println("error", err)
 		return
+	}
+	if o.TargetPID != 0 {
+		if _, err := s.ApplyToProcess(o.TargetPID); err != nil {
+			fmt.Println("error", err)
+			return
+		}
 	}
 	fmt.Println("prepared")
 	select {}
@@ -202,9 +209,16 @@ type stageChildOptions struct {
 	WBTLatency    time.Duration
 	RequestSizeKB uint64
 	DirtyLimit    uint64
+	// TargetPID, when set, gets the policy's process knobs (ApplyToProcess).
+	TargetPID  int
+	CgroupName string
 }
 
 func (c stageChildOptions) options() Options {
-	return Options{Sysroot: c.Sysroot, StateDir: c.StateDir, Device: &c.Device, WBTLatency: c.WBTLatency,
-		RequestSizeKB: c.RequestSizeKB, DirtyLimit: c.DirtyLimit}
+	o := Options{Sysroot: c.Sysroot, StateDir: c.StateDir, WBTLatency: c.WBTLatency,
+		RequestSizeKB: c.RequestSizeKB, DirtyLimit: c.DirtyLimit, CgroupParent: "tandem-test", CgroupName: c.CgroupName}
+	if c.Device.Name != "" {
+		o.Device = &c.Device
+	}
+	return o
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,14 @@ func restoreEntry(ctx context.Context, e Entry) error {
 		return removeCgroup(ctx, e.Path, e.Parent)
 	case kindUnitIO:
 		return restoreUnitIO(ctx, e.Unit, e.Device, e.Weight)
+	case kindProcessCgroup:
+		return moveProcess(e.PID, e.StartTime, e.Path)
+	case kindProcessIOPrio:
+		v, err := strconv.Atoi(e.Original)
+		if err != nil {
+			return fmt.Errorf("recorded I/O class %q: %w", e.Original, err)
+		}
+		return restoreProcessIOPrio(e.PID, e.StartTime, ioprioFromValue(v))
 	}
 	return fmt.Errorf("unknown knob kind %q", e.Kind)
 }

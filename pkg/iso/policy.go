@@ -8,7 +8,6 @@
 package iso
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -156,10 +155,6 @@ type Options struct {
 	// LockWait how long Prepare waits for it (DefaultLockWait).
 	HostLock string
 	LockWait time.Duration
-	// WriterPID, when set, finds the process that writes the staged OS
-	// (a transaction daemon on a host without systemd): Prepare puts it in
-	// the staging cgroup, and the Hook leaves the CLI child alone.
-	WriterPID func(ctx context.Context) (int, error)
 	// Steer overrides the lever the governor moves (SteerableLevers).
 	Steer string
 	// DirtyLimit is the per-BDI dirty limit in bytes (LeverDirtyLimit) and

@@ -31,6 +31,12 @@ const (
 	// kindUnitIO: runtime I/O properties of a systemd unit; the write
 	// limit is lifted and IOWeight set back to Weight.
 	kindUnitIO = "unit-io"
+	// kindProcessCgroup: a running process (PID, StartTime) moved into the
+	// staging cgroup; it goes back to Path.
+	kindProcessCgroup = "process-cgroup"
+	// kindProcessIOPrio: a running process's threads given an I/O class;
+	// they get Original (ioprio_get's value) back.
+	kindProcessIOPrio = "process-ioprio"
 )
 
 // Entry is one knob a session changed, with what it was before: enough to
@@ -49,6 +55,10 @@ type Entry struct {
 	Had     bool   `json:"had,omitempty"`
 	// Parent is a cgroup parent the session made (removed when empty).
 	Parent string `json:"parent,omitempty"`
+	// PID and StartTime (/proc/<pid>/stat field 22) name a process; a pid
+	// reused by another process is left alone.
+	PID       int    `json:"pid,omitempty"`
+	StartTime string `json:"startTime,omitempty"`
 	// Unit, Device and Weight describe a unit's I/O properties.
 	Unit   string `json:"unit,omitempty"`
 	Device string `json:"device,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -42,7 +43,6 @@ type Session struct {
 	levers    map[string]lever
 	applied   []AppliedLever
 	skipped   map[string]string
-	writerPID int
 	stopGov   context.CancelFunc
 	govDone   chan error
 	closeOnce sync.Once
@@ -217,17 +217,6 @@ func (s *Session) setWriteLimit(ctx context.Context) error {
 			return err
 		}
 		lim = s.cgroup
-		if o.WriterPID != nil {
-			pid, err := o.WriterPID(ctx)
-			if err != nil {
-				return fmt.Errorf("find the staging writer: %w", err)
-			}
-			if err := s.cgroup.Attach(pid); err != nil {
-				return err
-			}
-			s.writerPID = pid
-			klog.FromContext(ctx).Info("Staging writer moved into the staging cgroup", "pid", pid, "cgroup", s.cgroup.Path())
-		}
 	}
 	s.levers[LeverWriteLimit] = writeLimit{lim}
 	s.applied = append(s.applied, AppliedLever{Name: LeverWriteLimit, Value: limit})
@@ -309,9 +298,6 @@ func (s *Session) Hook() func(cmd *exec.Cmd) (func(pid int) error, error) {
 	k := s.policy.knobs
 	prio := k.IOPrio
 	cg := s.cgroup
-	if s.writerPID != 0 {
-		cg = nil // the writer is a daemon already in the cgroup, not this child
-	}
 	if s.policy.opts.Unit != "" || (prio == nil && cg == nil) {
 		return func(*exec.Cmd) (func(int) error, error) { return func(int) error { return nil }, nil }
 	}
@@ -352,6 +338,79 @@ func (s *Session) Hook() func(cmd *exec.Cmd) (func(pid int) error, error) {
 			return nil
 		}, nil
 	}
+}
+
+// TargetsProcess tells whether the policy acts on the writing process
+// itself (a direct cgroup or an I/O class), so that a writer must be named:
+// the staging child (Hook) or a running daemon (ApplyToProcess). With a
+// systemd unit the unit's properties apply instead.
+func (s *Session) TargetsProcess() bool {
+	return s.policy.opts.Unit == "" && (s.policy.knobs.IOPrio != nil || s.cgroup != nil)
+}
+
+// ApplyToProcess applies the policy's per-process knobs (the direct cgroup,
+// the I/O class) to a running process and all its threads: rpm-ostree's
+// transaction daemon on a host without systemd, where the stage's writes
+// happen (the CLI child Hook sees is only a client). Its cgroup and I/O
+// class are recorded first, like every knob, so a crash before Close puts
+// them back too. It returns a function that puts the process back into its
+// cgroup and its threads' I/O classes back; Close does the same. With a
+// systemd unit as the writer it does nothing: the unit's properties apply.
+func (s *Session) ApplyToProcess(pid int) (restore func() error, err error) {
+	noop := func() error { return nil }
+	if !s.TargetsProcess() {
+		return noop, nil
+	}
+	var undo []func() error
+	restore = func() error {
+		var errs []error
+		for i := len(undo) - 1; i >= 0; i-- {
+			errs = append(errs, undo[i]())
+		}
+		return errors.Join(errs...)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, restore())
+			restore = noop
+		}
+	}()
+	start, err := procStartTime(pid)
+	if err != nil {
+		return nil, err
+	}
+	if cg := s.cgroup; cg != nil {
+		home, err := cg.dirOf(fmt.Sprintf("/proc/%d/cgroup", pid))
+		if err != nil {
+			return nil, err
+		}
+		if err := s.journal.note(Entry{Kind: kindProcessCgroup, Lever: LeverWriteLimit, PID: pid, StartTime: start, Path: home, Volatile: true}); err != nil {
+			return nil, err
+		}
+		if err := cg.Attach(pid); err != nil {
+			return nil, err
+		}
+		undo = append(undo, func() error { return moveProcess(pid, start, home) })
+	}
+	if prio := s.policy.knobs.IOPrio; prio != nil {
+		cur, err := GetThreadIOPrio(pid)
+		if err != nil {
+			return nil, err
+		}
+		v, err := cur.value()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.journal.note(Entry{Kind: kindProcessIOPrio, Lever: "io-class", PID: pid, StartTime: start, Original: strconv.Itoa(int(v)), Volatile: true}); err != nil {
+			return nil, err
+		}
+		orig, err := setThreadsIOPrio(pid, *prio)
+		undo = append(undo, func() error { return restoreThreadsIOPrio(pid, orig) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return restore, nil
 }
 
 // Close stops the governor, then puts every knob back from the session's
