@@ -1,9 +1,13 @@
 // Package iso isolates OS staging I/O from etcd and other latency-sensitive
 // writers on the same disk. A Policy names a combination of knobs (paced
-// writes, an I/O class, the bfq scheduler, a cgroup write limit, an adaptive
-// governor); Prepare applies the host-wide ones and returns a Session whose
-// Hook puts the staging process under the per-process ones. Close undoes
-// everything. Which policy is the default was decided by make bench-io (see
+// writes, an I/O class, the bfq scheduler, a cgroup or unit write limit, the
+// disk's writeback levers: per-BDI dirty limit, wbt, request size, io.cost)
+// and whether a governor steers one of them. Prepare takes the host lock,
+// records every knob's original value durably before changing it, and
+// returns a Session whose Hook or ApplyToProcess puts the writer under the
+// per-process ones. Close restores everything from that record, and
+// RestoreInterrupted does the same after a crash (the daemon calls it when it
+// starts). Which policy is the default is decided by make bench-io (see
 // docs/benchmarks.md).
 package iso
 
