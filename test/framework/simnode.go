@@ -50,6 +50,10 @@ type SimNodeOptions struct {
 	// cycle, before the daemon dies: what else goes down with the machine
 	// (a master's etcd member) and checks of the moment of disruption.
 	OnShutdown func(cause string)
+	// RebootDelay is how long a reboot or power cycle keeps the machine
+	// down (firmware, kernel, kubelet) before its daemon starts again;
+	// 0 reboots at once.
+	RebootDelay time.Duration
 	// RPMOstreeProfile is the rpm-ostree release the node runs (see
 	// osdouble.Profiles); default osdouble.DefaultProfile.
 	RPMOstreeProfile string
@@ -329,6 +333,15 @@ func (n *SimNode) boot(cause string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+	}
+	if d := n.opts.RebootDelay; d > 0 {
+		// Down, not locked: the harness still reads the node meanwhile.
+		n.mu.Unlock()
+		time.Sleep(d)
+		n.mu.Lock()
+		if n.stopped {
+			return errors.New("simnode stopped")
+		}
 	}
 	if err := n.newBoot(cause); err != nil {
 		return err
