@@ -183,7 +183,9 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
 	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
-	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{})
+	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{
+		ControllerConfigs: mcoInformers.Machineconfiguration().V1().ControllerConfigs(),
+	})
 	if err != nil {
 		return fmt.Errorf("render controller: %w", err)
 	}

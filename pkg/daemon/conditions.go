@@ -111,7 +111,7 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, "UpdateExecutedCordoned", "Cordoned node"),
 			cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionTrue, "UpdateExecutedDrained", "Drained node"),
 			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateExecuted),
-				"Files and units of %s written, OS staged; reboot pending", a.Config),
+				"Files and units of %s written, %s", a.Config, map[bool]string{false: "OS staged; reboot pending", true: "no reboot needed (" + a.Reason + ")"}[a.Rebootless]),
 			cond(mcfgv1.MachineConfigNodeUpdateFilesAndOS, metav1.ConditionTrue, "UpdateExecutedAppliedFilesAndOS",
 				"Applied files and units of %s%s", a.Config, detail),
 		}
@@ -138,6 +138,13 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeUpdateComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateComplete), "Node runs %s", a.Config),
 			cond(mcfgv1.MachineConfigNodeResumed, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeResumed), "Node resumed normal operation"),
 			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionFalse, "NodeNotDegraded", "Node runs %s", a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdated),
+				"Node Machine Config updated to %s", a.Config),
+		}
+	case ActAdoptOnDiskConfig:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeResumed, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeResumed),
+				"In desired config %s (from the on-disk currentconfig). Resumed normal operations.", a.Config),
 			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdated),
 				"Node Machine Config updated to %s", a.Config),
 		}

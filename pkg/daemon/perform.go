@@ -129,7 +129,12 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
-	case ActSetDone:
+	case ActSetDone, ActAdoptOnDiskConfig:
+		// The on-disk currentconfig first: it is what a stock MCD believes
+		// after a restart, so it never lags the annotation.
+		if err := d.storeOnDiskConfig(ob, a.Config); err != nil {
+			return err
+		}
 		set := map[string]string{
 			constants.CurrentConfigAnnotation: a.Config,
 			constants.StateAnnotation:         constants.MachineConfigDaemonStateDone,
@@ -152,6 +157,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
+
+	case ActPostConfigAction:
+		return d.postConfigAction(ctx, ob, a)
 
 	case ActClearRecord:
 		// Backups first: a record without backups is only ever Verified here,
@@ -270,12 +278,17 @@ func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) erro
 		OSChange: a.OSChange, TargetImage: a.Image, TargetChecksum: a.Checksum,
 		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token,
 		CordonedAt: tl.DrainRequestedAt, UpdatedAt: now,
+		Rebootless: a.Rebootless, PostActions: a.PostActions,
 	}
 	if !a.OSChange {
 		r.TargetImage = ob.OS.Booted.Image
 	}
 	// Write-ahead: the backups are recorded before any file changes.
 	if err := d.store.Save(r); err != nil {
+		return err
+	}
+	// The force file is spent once an update that honours it is recorded.
+	if err := d.consumeForceFile(ob); err != nil {
 		return err
 	}
 	var hookErr error

@@ -292,6 +292,9 @@ func installTargets(contents []byte) ([]string, error) {
 	return out, nil
 }
 
+// DecodeResource returns a file's contents (see decodeResource).
+func DecodeResource(r ign3types.Resource) ([]byte, error) { return decodeResource(r) }
+
 // decodeResource returns a file's contents. Only data: URLs are supported:
 // the daemon does not fetch remote sources on a running node.
 func decodeResource(r ign3types.Resource) ([]byte, error) {
