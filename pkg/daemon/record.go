@@ -78,9 +78,9 @@ type Record struct {
 	RebootToken string `json:"rebootToken,omitempty"`
 	// Rebootless updates need no reboot: after the files are written the
 	// daemon carries out PostActions in order; ActionsDone of them are done.
-	Rebootless  bool                                     `json:"rebootless,omitempty"`
+	Rebootless  bool                                    `json:"rebootless,omitempty"`
 	PostActions []opv1.NodeDisruptionPolicyStatusAction `json:"postActions,omitempty"`
-	ActionsDone int                                      `json:"actionsDone,omitempty"`
+	ActionsDone int                                     `json:"actionsDone,omitempty"`
 	// Times are for metrics only; no decision reads them.
 	CordonedAt time.Time `json:"cordonedAt,omitzero"`
 	UpdatedAt  time.Time `json:"updatedAt,omitzero"`

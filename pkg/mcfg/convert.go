@@ -7,12 +7,12 @@ import (
 	ign2 "github.com/coreos/ignition/config/v2_2"
 	ign2types "github.com/coreos/ignition/config/v2_2/types"
 	ign23 "github.com/coreos/ignition/config/v2_3"
-	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
 	v31translate "github.com/coreos/ignition/v2/config/v3_1/translate"
 	v32translate "github.com/coreos/ignition/v2/config/v3_2/translate"
 	v33translate "github.com/coreos/ignition/v2/config/v3_3/translate"
 	v34translate "github.com/coreos/ignition/v2/config/v3_4/translate"
 	v35translate "github.com/coreos/ignition/v2/config/v3_5/translate"
+	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
 )
 
 // parseSpec2 parses an Ignition spec 2.x config (2.0 to 2.2) and converts it

@@ -18,7 +18,7 @@ const ControllerConfigName = "machine-config-controller"
 // version (pkg/controller/common/constants.go, release-4.20). They are not
 // part of the hashed spec.
 const (
-	ReleaseImageVersionAnnotation = constants.Prefix + "release-image-version"
+	ReleaseImageVersionAnnotation  = constants.Prefix + "release-image-version"
 	OSImageURLOverriddenAnnotation = constants.Prefix + "os-image-url-overridden"
 )
 

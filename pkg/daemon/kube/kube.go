@@ -35,8 +35,8 @@ const NotYetSet = "not-yet-set"
 
 // Client talks to the apiserver for one node.
 type Client struct {
-	Kube     kubernetes.Interface
-	MCO      mcfgclientset.Interface
+	Kube kubernetes.Interface
+	MCO  mcfgclientset.Interface
 	// Operator reads MachineConfiguration cluster (node disruption policies);
 	// nil: the MCO's built-in defaults apply.
 	Operator operatorclientset.Interface
