@@ -34,8 +34,10 @@ func TestDiffConfigs(t *testing.T) {
 			want: Diff{OSUpdate: true, KernelArgs: true, FIPS: true, KernelType: true, Extensions: true}},
 		{name: "nil and empty lists, \"\" and default kernel type: no change", old: base, new: base,
 			mutOld: func(s *mcfgv1.MachineConfigSpec) { s.KernelArguments, s.KernelType = nil, "" },
-			mutNew: func(s *mcfgv1.MachineConfigSpec) { s.KernelArguments, s.Extensions, s.KernelType = []string{}, []string{}, "default" },
-			want:   Diff{}},
+			mutNew: func(s *mcfgv1.MachineConfigSpec) {
+				s.KernelArguments, s.Extensions, s.KernelType = []string{}, []string{}, "default"
+			},
+			want: Diff{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,11 +1,11 @@
 package mcfg
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 
+	"github.com/clarketm/json"
 	ign3 "github.com/coreos/ignition/v2/config/v3_5"
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -88,6 +88,8 @@ func MergeWithDefaults(configs []*mcfgv1.MachineConfig, d Defaults) (*mcfgv1.Mac
 	if err := ValidateIgnition(&out); err != nil {
 		return nil, fmt.Errorf("merged Ignition config: %w", err)
 	}
+	// clarketm/json, as the MCO: it also omits empty structs, and the
+	// rendered name hashes these bytes.
 	raw, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encoding merged Ignition config: %w", err)
