@@ -51,6 +51,7 @@ type adoptScene struct {
 	ctx    context.Context
 	cp     *framework.ControlPlane
 	image  string
+	reg    *osimage.Registry
 	bins   struct{ daemon, rpmOstree, controller string }
 	names  []string
 	dirs   map[string]string
@@ -82,6 +83,7 @@ func newAdoptScene(t *testing.T, nodes int) *adoptScene {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = reg.Close() })
+	s.reg = reg
 	if s.image, err = osimage.Synthesize(ctx, osimage.SynthOptions{
 		Registry: reg.Host(), Version: 1, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: t.TempDir(),
 	}); err != nil {
@@ -91,6 +93,17 @@ func newAdoptScene(t *testing.T, nodes int) *adoptScene {
 		s.names = append(s.names, fmt.Sprintf("worker-%d", i))
 	}
 	return s
+}
+
+// newImage synthesizes another OS image (version v) in the scene's registry.
+func (s *adoptScene) newImage(v int) string {
+	ref, err := osimage.Synthesize(s.ctx, osimage.SynthOptions{
+		Registry: s.reg.Host(), Version: v, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: s.t.TempDir(),
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return ref
 }
 
 // Source MachineConfigs of the scene: the MCO's template config, the SSH key
