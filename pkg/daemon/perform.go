@@ -90,6 +90,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if err := d.advance(ob, PhaseRebooting); err != nil {
 			return err
 		}
+		if err := d.hookAt(ctx, "Finalize.advanced"); err != nil {
+			return err
+		}
 		d.conditions(ctx, ConditionsBefore(a))
 		m.Reboots.WithLabelValues("update").Inc()
 		if err := d.opts.OS.Finalize(ctx, a.Checksum); err != nil {
@@ -100,6 +103,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 	case ActReboot:
 		if ob.Record != nil && ob.Record.Kind == RecordUpdate {
 			if err := d.advance(ob, PhaseRebooting); err != nil {
+				return err
+			}
+			if err := d.hookAt(ctx, "Reboot.advanced"); err != nil {
 				return err
 			}
 			m.Reboots.WithLabelValues("update").Inc()
@@ -268,7 +274,7 @@ func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) erro
 	r := &Record{
 		Kind: RecordUpdate, Config: a.Config, FromConfig: a.From,
 		OSChange: a.OSChange, TargetImage: a.Image, TargetChecksum: a.Checksum,
-		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token,
+		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token, BootKernelArgs: ob.Cmdline,
 		CordonedAt: tl.DrainRequestedAt, UpdatedAt: now,
 	}
 	if !a.OSChange {
