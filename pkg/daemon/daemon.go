@@ -75,11 +75,11 @@ type Options struct {
 	// CmdlineFile holds the running kernel's command line (/proc/cmdline on
 	// a node); empty: kernel arguments are not checked.
 	CmdlineFile string
-	Cluster    Cluster
-	OS         OS
-	Host       Host
-	Metrics    *metrics.Daemon
-	Hook       Hook
+	Cluster     Cluster
+	OS          OS
+	Host        Host
+	Metrics     *metrics.Daemon
+	Hook        Hook
 	// Wake signals that the node may have changed (a watch); Resync is the
 	// longest the daemon waits without a signal.
 	Wake   <-chan struct{}
