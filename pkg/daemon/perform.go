@@ -118,6 +118,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if err := d.store.Save(r); err != nil {
 			return err
 		}
+		if err := d.hookAt(ctx, "ServeRebootRequest.recorded"); err != nil {
+			return err
+		}
 		d.conditions(ctx, ConditionsBefore(a))
 		if err := d.opts.Host.StopKubelet(ctx); err != nil {
 			return fmt.Errorf("stopping kubelet: %w", err)

@@ -77,6 +77,7 @@ func TestRebootRequestNeverBootsAnUngrantedOS(t *testing.T) {
 		stage string
 	}{{"idle", ""}, {"staging", cfgB}} {
 		t.Run(tc.name, func(t *testing.T) {
+			w := w.in(t)
 			watch := &bootWatch{allowed: []string{w.imageA}}
 			sn := w.installNode("ungranted-boot-"+tc.name, cfgA, a, w.imageA, framework.SimNodeOptions{Hooked: true, OnBoot: watch.onBoot})
 			held := sn.HoldAt(string(daemon.ActWait), 1)
