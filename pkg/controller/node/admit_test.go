@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -108,7 +108,7 @@ type countingEtcd struct {
 	f    EtcdFacts
 }
 
-func (c *countingEtcd) Facts(context.Context) EtcdFacts           { c.asks++; return c.f }
+func (c *countingEtcd) Facts(context.Context) EtcdFacts          { c.asks++; return c.f }
 func (c *countingEtcd) MoveLeader(context.Context, string) error { return nil }
 
 // TestEtcdSnapshotsBackOffWhileUnreachable: issue 16 found etcd asked again
