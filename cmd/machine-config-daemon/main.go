@@ -40,6 +40,7 @@ type flags struct {
 	hostKind    string
 	rebootFile  string
 	bootIDFile  string
+	cmdline     string
 	rpmOstree   string
 	sysroot     string
 	ioUnit      string
@@ -58,6 +59,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
 	flag.StringVar(&f.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
 	flag.StringVar(&f.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
+	flag.StringVar(&f.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
 	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for the rpm-ostree child")
@@ -152,7 +154,7 @@ func run(ctx context.Context, f *flags) error {
 		hook = fileHook(dir)
 	}
 	d, err := daemon.New(daemon.Options{
-		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile,
+		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile, CmdlineFile: f.cmdline,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
 		Wake: wake, Resync: f.resync, Order: order,
 	})

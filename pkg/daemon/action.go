@@ -56,9 +56,10 @@ const (
 	// ActPostConfigAction carries out PostActions[Index] of a rebootless
 	// update (reload or restart a unit, daemon-reload) and records it done.
 	ActPostConfigAction ActionKind = "PostConfigAction"
-	// ActAdoptOnDiskConfig checks the disk against the config named by the
-	// on-disk currentconfig and then sets currentConfig to it (the MCO's
-	// "disk currentConfig overrides the node's annotation").
+	// ActAdoptOnDiskConfig records as verified the update to the config the
+	// on-disk currentconfig names, once the disk was found to hold it; it
+	// then completes like any update (the MCO's "disk currentConfig
+	// overrides the node's annotation").
 	ActAdoptOnDiskConfig ActionKind = "AdoptOnDiskConfig"
 )
 

@@ -143,10 +143,8 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 		}
 	case ActAdoptOnDiskConfig:
 		return []metav1.Condition{
-			cond(mcfgv1.MachineConfigNodeResumed, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeResumed),
-				"In desired config %s (from the on-disk currentconfig). Resumed normal operations.", a.Config),
-			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdated),
-				"Node Machine Config updated to %s", a.Config),
+			cond(mcfgv1.MachineConfigNodeUpdatePostActionComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdatePostActionComplete),
+				"The disk holds %s (the on-disk currentconfig); completing the update to it", a.Config),
 		}
 	case ActAckReboot:
 		return []metav1.Condition{

@@ -39,6 +39,14 @@ type Observed struct {
 	// that config do not match the disk (empty reason when they do).
 	OnDiskConfig        string
 	OnDiskConfigInvalid string
+	// Cmdline is the running kernel's command line split into arguments
+	// (/proc/cmdline); nil when the daemon was not given one to read, and
+	// then kernel arguments are not checked.
+	Cmdline []string
+	// OnDisk is the comparison of the files and units on disk with
+	// currentConfig, made at daemon start and after every reboot while no
+	// update is in progress (and again while it fails).
+	OnDisk OnDiskCheck
 	// Order is the daemon's configured update order (--update-order), not
 	// an observation: it is carried here so that Next stays a pure function
 	// of its one input. The zero value is OrderStaged.

@@ -64,14 +64,17 @@ func nextRebootlessRecord(o Observed, r *Record) Action {
 }
 
 // adoptOnDiskConfig honours /etc/machine-config-daemon/currentconfig as the
-// MCO does: when no update is recorded and the file names another config
-// than the currentConfig annotation (a stock MCD rebooted into it and was
-// replaced before it could say so, or the annotations were restored from a
-// backup), the disk is the truth once it is checked against that config.
+// MCO does: when no update is recorded and the file names the desiredConfig
+// rather than the currentConfig annotation (a stock MCD rebooted into it and
+// was replaced before it could say so), the disk is the truth once it is
+// checked against that config, and the update completes without touching it.
 // A mismatch is Degraded ("unexpected on-disk state"), unless the force
 // file asks to skip the check.
 func adoptOnDiskConfig(o Observed) (Action, bool) {
-	if o.Record != nil || o.OnDiskConfig == "" || o.OnDiskConfig == o.Node.Current {
+	if o.Record != nil || o.OnDiskConfig == "" || o.OnDiskConfig == o.Node.Current || o.OnDiskConfig != o.Node.Desired {
+		// Only a disk that holds what the node is told to run is adopted; an
+		// on-disk config that is neither current nor desired is left to the
+		// on-disk validation against currentConfig, which reports the drift.
 		return Action{}, false
 	}
 	if o.OnDiskConfigInvalid != "" && !o.ForceFile {
