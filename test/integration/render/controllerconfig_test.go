@@ -78,8 +78,9 @@ func TestRenderWithControllerConfig(t *testing.T) {
 			BaseOSExtensionsContainerImage: "registry.test/ext@sha256:" + repeat("2"),
 			ReleaseImage:                   "registry.test/release@sha256:" + repeat("3"),
 			KubeAPIServerServingCAData:     []byte("ca"), RootCAData: []byte("root"), AdditionalTrustBundle: []byte("b"), CloudProviderCAData: []byte("c"),
-			DNS:     &configv1.DNS{TypeMeta: metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "DNS"}},
-			Infra:   &configv1.Infrastructure{TypeMeta: metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "Infrastructure"}},
+			DNS: &configv1.DNS{TypeMeta: metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "DNS"}},
+			Infra: &configv1.Infrastructure{TypeMeta: metav1.TypeMeta{APIVersion: "config.openshift.io/v1", Kind: "Infrastructure"},
+				Status: configv1.InfrastructureStatus{ControlPlaneTopology: configv1.HighlyAvailableTopologyMode, InfrastructureTopology: configv1.HighlyAvailableTopologyMode}},
 			Network: &mcfgv1.NetworkInfo{}, Proxy: &configv1.ProxyStatus{}, Images: map[string]string{},
 		},
 	}
