@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
 	"github.com/tandem-mco/tandem/pkg/mcfg"
 	"github.com/tandem-mco/tandem/test/framework"
@@ -459,10 +460,11 @@ type cordonWatch struct {
 	cordons map[string]int
 	drains  map[string]map[string]bool // node -> drain-<config> requests seen
 	was     map[string]bool
+	tainted map[string]bool // nodes seen with the UpdateInProgress taint
 }
 
 func watchCordons(ctx context.Context, t *testing.T, s *adoptScene) *cordonWatch {
-	w := &cordonWatch{cordons: map[string]int{}, drains: map[string]map[string]bool{}, was: map[string]bool{}}
+	w := &cordonWatch{cordons: map[string]int{}, drains: map[string]map[string]bool{}, was: map[string]bool{}, tainted: map[string]bool{}}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -476,6 +478,11 @@ func watchCordons(ctx context.Context, t *testing.T, s *adoptScene) *cordonWatch
 						w.cordons[n.Name]++
 					}
 					w.was[n.Name] = n.Spec.Unschedulable
+					for _, tn := range n.Spec.Taints {
+						if tn.MatchTaint(&nodemeta.UpdateInProgressTaint) {
+							w.tainted[n.Name] = true
+						}
+					}
 					if d := n.Annotations[constants.DesiredDrainAnnotation]; strings.HasPrefix(d, constants.DrainerStateDrain+"-") {
 						if w.drains[n.Name] == nil {
 							w.drains[n.Name] = map[string]bool{}
@@ -493,6 +500,13 @@ func watchCordons(ctx context.Context, t *testing.T, s *adoptScene) *cordonWatch
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return w
+}
+
+// taintedNodes is how many nodes were seen with the UpdateInProgress taint.
+func (w *cordonWatch) taintedNodes() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.tainted)
 }
 
 // count is the drains seen: drain requests, or cordons when more.

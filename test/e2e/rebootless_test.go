@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
 	"github.com/tandem-mco/tandem/pkg/daemon"
 )
 
@@ -54,6 +55,18 @@ func TestRebootlessChanges(t *testing.T) {
 	fmt.Printf("rebootless: changes=%d reboots=%d drains=%d\n", done, reboots, drains)
 	if reboots != 0 || drains != 0 {
 		t.Errorf("rebootless changes disrupted nodes: reboots=%d drains=%d", reboots, drains)
+	}
+	// The MCO's UpdateInProgress taint: on nodes waiting for their turn (one
+	// at a time here), gone once every node has its grant.
+	if got := s.watch.taintedNodes(); got == 0 {
+		t.Errorf("no node was seen with the UpdateInProgress taint during the rollouts")
+	}
+	for _, name := range s.names {
+		for _, tn := range s.node(name).Spec.Taints {
+			if tn.MatchTaint(&nodemeta.UpdateInProgressTaint) {
+				t.Errorf("node %s keeps the UpdateInProgress taint after the rollout", name)
+			}
+		}
 	}
 	for _, name := range s.names {
 		if got := s.hostFile(name, "/home/core/.ssh/authorized_keys.d/ignition"); got != newKey+"\n" {

@@ -2,19 +2,22 @@ package nodemeta
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	mcfginformersv1 "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
 	mcfglistersv1 "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	coreinformersv1 "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelistersv1 "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -111,31 +114,45 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	return nil
 }
 
-// apply re-reads the node and writes what Decide asks, retrying conflicts.
+// apply re-reads the node and writes what Decide asks with a strategic
+// merge patch computed from the fresh copy, as the MCO's
+// setUpdateInProgressTaint does: a patch carries no resourceVersion, so a
+// busy node (daemon annotations, kubelet heartbeats) does not turn every
+// write into a conflict and a backed-off retry.
 func (c *Controller) apply(ctx context.Context, name string, pool *mcfgv1.MachineConfigPool, topology string) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := c.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		ch := Decide(n, pool, topology)
-		if ch.Empty() {
-			return nil
-		}
-		n = n.DeepCopy()
-		if ch.SetTaints {
-			n.Spec.Taints = ch.Taints
-		}
-		if n.Annotations == nil {
-			n.Annotations = map[string]string{}
-		}
-		for k, v := range ch.Annotations {
-			n.Annotations[k] = v
-		}
-		if _, err := c.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		klog.FromContext(ctx).V(2).Info("Updated node metadata", "node", name, "pool", pool.Name, "taints", ch.SetTaints, "annotations", ch.Annotations)
+	n, err := c.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	ch := Decide(n, pool, topology)
+	if ch.Empty() {
 		return nil
-	})
+	}
+	want := n.DeepCopy()
+	if ch.SetTaints {
+		want.Spec.Taints = ch.Taints
+	}
+	if want.Annotations == nil {
+		want.Annotations = map[string]string{}
+	}
+	for k, v := range ch.Annotations {
+		want.Annotations[k] = v
+	}
+	oldJSON, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	newJSON, err := json.Marshal(want)
+	if err != nil {
+		return err
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, corev1.Node{})
+	if err != nil {
+		return fmt.Errorf("patch for node %s: %w", name, err)
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("patching node %s: %w", name, err)
+	}
+	klog.FromContext(ctx).Info("Updated node metadata", "node", name, "pool", pool.Name, "taints", len(want.Spec.Taints), "setTaints", ch.SetTaints, "annotations", ch.Annotations)
+	return nil
 }
