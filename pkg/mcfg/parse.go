@@ -66,7 +66,7 @@ func ParseRaw(raw []byte) (*ign3types.Config, error) {
 		// Not a 3.x config: the MCO then tries spec 2 (IgnParseWrapper).
 		if cfg, err = parseSpec2(raw); err != nil {
 			if errors.Is(err, ign2errors.ErrUnknownVersion) {
-				return nil, fmt.Errorf("parsing Ignition config: %w (supported spec versions: 2.2 and 3.0 to %s)", err, ign3types.MaxVersion)
+				return nil, fmt.Errorf("parsing Ignition config: %w (supported spec versions: 2.2 and 3.0 to %s)", ign2errors.ErrUnknownVersion, ign3types.MaxVersion)
 			}
 			return nil, err
 		}
