@@ -16,6 +16,7 @@ import (
 	"time"
 
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -40,6 +41,7 @@ type flags struct {
 	hostKind          string
 	rebootFile        string
 	bootIDFile        string
+	cmdline           string
 	rpmOstree         string
 	sysroot           string
 	ioUnit            string
@@ -60,6 +62,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
 	flag.StringVar(&f.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
 	flag.StringVar(&f.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
+	flag.StringVar(&f.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
 	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
@@ -114,6 +117,10 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("machineconfiguration client: %w", err)
 	}
+	op, err := operatorclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("operator client: %w", err)
+	}
 	var h daemon.Host
 	switch f.hostKind {
 	case "systemd":
@@ -152,7 +159,7 @@ func run(ctx context.Context, f *flags) error {
 	}
 
 	cluster := &kube.Client{
-		Kube: kc, MCO: mc, NodeName: f.nodeName,
+		Kube: kc, MCO: mc, Operator: op, NodeName: f.nodeName,
 		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
 	wake := make(chan struct{}, 1)
@@ -163,7 +170,7 @@ func run(ctx context.Context, f *flags) error {
 		hook = fileHook(dir)
 	}
 	d, err := daemon.New(daemon.Options{
-		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile,
+		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile, CmdlineFile: f.cmdline,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
 		Wake: wake, Resync: f.resync, Order: order,
 	})

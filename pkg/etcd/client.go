@@ -58,7 +58,7 @@ func (c *Client) gather(ctx context.Context) ([]Member, error) {
 	out := make([]Member, len(list.Members))
 	done := make(chan struct{}, len(list.Members))
 	for i, pm := range list.Members {
-		out[i] = Member{ID: pm.ID, Name: pm.Name, ClientURLs: pm.ClientURLs, IsLearner: pm.IsLearner}
+		out[i] = Member{ID: pm.ID, Name: pm.Name, ClientURLs: pm.ClientURLs, PeerURLs: pm.PeerURLs, IsLearner: pm.IsLearner}
 		go func(m *Member) {
 			defer func() { done <- struct{}{} }()
 			c.statusOf(ctx, m)

@@ -13,6 +13,7 @@ type Member struct {
 	ID         uint64
 	Name       string
 	ClientURLs []string
+	PeerURLs   []string
 	IsLearner  bool
 
 	// From the member's Status answer.
@@ -133,6 +134,16 @@ func (s *Status) Healthy(name string) (bool, string) {
 		return false, "not a member"
 	}
 	return p == "", p
+}
+
+// MemberURLs lists the named member's peer and client URLs, so the node
+// planner can find the member's node when it is not named like it.
+func (s *Status) MemberURLs(name string) []string {
+	m, ok := s.byName[name]
+	if !ok {
+		return nil
+	}
+	return append(slices.Clone(m.PeerURLs), m.ClientURLs...)
 }
 
 // Member returns what was gathered about the named member.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +17,12 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
+
+// setLoggerOnce gives controller-runtime (envtest) klog as its logger;
+// without one it prints a stack trace into every test's output.
+var setLoggerOnce sync.Once
 
 // ControlPlaneOptions configures one test control plane.
 type ControlPlaneOptions struct {
@@ -50,6 +56,7 @@ type ControlPlane struct {
 
 // StartControlPlane starts a kube-apiserver with tandem's CRDs.
 func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPlane, retErr error) {
+	setLoggerOnce.Do(func() { ctrllog.SetLogger(klog.NewKlogr()) })
 	bin, err := ToolsBinDir()
 	if err != nil {
 		return nil, err

@@ -196,6 +196,7 @@ func (n *SimNode) daemonArgs() []string {
 		"--host=harness",
 		"--reboot-file=" + n.rebootFile,
 		"--boot-id-file=" + n.bootIDFile(),
+		"--cmdline-file=" + n.cmdlineFile(),
 		"--sysroot=" + n.Sysroot,
 		"--host-run=" + n.Run,
 		"--rpm-ostreed-pid-file=" + osdouble.DaemonPIDFile(n.Run),
@@ -220,6 +221,10 @@ func (n *SimNode) daemonEnv() []string {
 
 func (n *SimNode) bootIDFile() string { return filepath.Join(n.Run, "tandem", "boot_id") }
 
+// cmdlineFile is the simulated /proc/cmdline: the booted deployment's kernel
+// arguments, written at every boot as the bootloader hands them to the kernel.
+func (n *SimNode) cmdlineFile() string { return filepath.Join(n.Run, "tandem", "cmdline") }
+
 // newBoot gives the node a new boot id and records the boot.
 func (n *SimNode) newBoot(cause string) error {
 	if err := os.MkdirAll(filepath.Dir(n.bootIDFile()), 0o755); err != nil {
@@ -231,6 +236,9 @@ func (n *SimNode) newBoot(cause string) error {
 	d, err := osdouble.BootedDeployment(n.Sysroot)
 	if err != nil {
 		return fmt.Errorf("simnode %s: reading booted deployment: %w", n.Name, err)
+	}
+	if err := os.WriteFile(n.cmdlineFile(), []byte(strings.Join(d.Kargs, " ")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("simnode: %w", err)
 	}
 	ev := BootEvent{Cause: cause, Booted: *d, Time: time.Now()}
 	n.boots = append(n.boots, ev)

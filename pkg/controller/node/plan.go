@@ -200,17 +200,17 @@ func planLeader(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, hol
 			order.leader, nodeList(pending)))
 		return false
 	}
-	if len(order.members) == 1 {
+	if len(order.allMembers) == 1 {
 		return true
 	}
 	to := order.leaderTarget(nodes, pool.Target)
 	if to == "" {
-		hold(HoldNoMoveLeaderTarget, fmt.Sprintf("no updated, healthy etcd member to move leadership from %s to", order.leader))
+		hold(HoldNoMoveLeaderTarget, fmt.Sprintf("no updated, healthy etcd member to move leadership from %s to", order.leaderMember))
 		return false
 	}
-	r.MoveLeader = &LeaderMove{From: order.leader, To: to}
+	r.MoveLeader = &LeaderMove{From: order.leaderMember, To: to}
 	r.Events = append(r.Events, normal(EventMoveEtcdLeader,
-		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leader, to, order.leader)))
+		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leaderMember, to, order.leader)))
 	hold(HoldMoveLeaderPending, fmt.Sprintf("etcd leadership moves to %s first", to))
 	return false
 }
