@@ -414,7 +414,7 @@ func TestDecideTenant(t *testing.T) {
 			},
 			nodes: []NodeAction{{Kind: NodeHold, Node: "w0", Record: "false"}},
 			status: map[string]wantStatus{
-				"r1": {dpuv1.PhaseDraining, "", "within pool worker"},
+				"r1":                                   {dpuv1.PhaseDraining, "", "within pool worker"},
 				nodeMaintenanceKind + "/dpu-tenant-w0": {dpuv1.PhaseDraining, "", "joins the hold"},
 			},
 		},
