@@ -510,18 +510,15 @@ func (d *duo) bothUpdate(t *testing.T) {
 	// The hosts' app pods are back since their release.
 	d.waitHostsRunPods(t)
 
-	// Both clusters' updates start at the same moment; nothing is paused
-	// or ordered by the test. The product coalesces: the hosts' updates
-	// wait for their DPUs' maintenance (Pair), which takes them along.
-	var both sync.WaitGroup
-	for _, set := range []func(){
-		func() { setTarget(t, d.infra, constants.DPUWorkerPool, infraC) },
-		func() { setTarget(t, d.tenant, "worker", tenantB) },
-	} {
-		both.Add(1)
-		go func() { defer both.Done(); set() }()
-	}
-	both.Wait()
+	// Nothing is paused or ordered for the product; if anything the order
+	// works against it: the tenant's update starts first and the infra's a
+	// few seconds later, when the tenant planner could already have
+	// granted both hosts (the e2e starts both at the same moment). The
+	// hosts' updates wait for their DPUs' maintenance (their Pair), which
+	// takes them along: one drain and one reboot each.
+	setTarget(t, d.tenant, "worker", tenantB)
+	time.Sleep(5 * time.Second)
+	setTarget(t, d.infra, constants.DPUWorkerPool, infraC)
 
 	d.waitRolledOut(t, d.infra, infraC, "dpu-0", "dpu-1")
 	d.waitRolledOut(t, d.tenant, tenantB, "host-0", "host-1")
@@ -574,6 +571,13 @@ func countEvents(t *testing.T, cp *framework.ControlPlane, object, reason string
 // from its own start), at once overdue, and records the overdue event.
 func (d *duo) restartKeepsTheHold(t *testing.T) {
 	labels := map[string]string{"infra_node": "dpu-1", "tenant_node": "host-1"}
+	// Long past the threshold, so that a hold counted anew from the
+	// restart could not reach it in the time the check takes.
+	const held = 4 * holdThreshold
+	d.wait(t, fmt.Sprintf("dpu-1 held for %s", held), time.Minute, func() (bool, string) {
+		v := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels)
+		return v >= held.Seconds(), fmt.Sprintf("%.1fs", v)
+	})
 	before := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels)
 	events := countEvents(t, d.infra, "dpu-1", dpu.EventTenantHoldOverdue)
 	d.stopInfra()
