@@ -56,9 +56,7 @@ func TestHostMaintenanceFlood(t *testing.T) {
 		createNode(t, cp, n, constants.MasterPool, "rendered-master-a", nil)
 		names = append(names, n)
 	}
-	if err := framework.WaitForNodesReady(ctx, cp.Kube, names...); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, cp.Kube, names...)
 	oracle := watchUnavailable(t, cp, constants.NodeRoleLabelPrefix+constants.WorkerPool, maxUnavailable)
 	daemons := startStandInDaemons(t, cp)
 	runTenantController(t, cp, dpu.TenantOptions{DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second, Resync: 2 * time.Second})
@@ -228,7 +226,7 @@ func watchUnavailable(t *testing.T, cp *framework.ControlPlane, poolLabel string
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: check, UpdateFunc: func(_, n any) { check(n) }, DeleteFunc: check})
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
-	f.WaitForCacheSync(ctx.Done())
+	syncWithin(t, f)
 	t.Cleanup(func() { cancel(); f.Shutdown() })
 	return o
 }

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -41,6 +42,29 @@ func waitFor(t *testing.T, what string, within time.Duration, cond func() (bool,
 			t.Fatalf("gave up waiting %s for %s; last: %s", within, what, last)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitNodesReady waits, for at most two minutes, until every named node
+// reports Ready.
+func waitNodesReady(t *testing.T, kube kubernetes.Interface, names ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := framework.WaitForNodesReady(ctx, kube, names...); err != nil {
+		t.Fatalf("nodes %v not Ready within 2m: %v", names, err)
+	}
+}
+
+// syncWithin waits, for at most a minute, for an informer factory's caches.
+func syncWithin(t *testing.T, f informers.SharedInformerFactory) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			t.Fatalf("cache of %v not synced within 1m", typ)
+		}
 	}
 }
 

@@ -52,9 +52,7 @@ func TestNodeMaintenance(t *testing.T) {
 	for _, n := range workers {
 		createNode(t, cp, n, constants.WorkerPool, tenantCfg, nil)
 	}
-	if err := framework.WaitForNodesReady(ctx, cp.Kube, workers...); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, cp.Kube, workers...)
 	ensureNamespace(t, cp.Kube, workloadNS)
 	if _, err := cp.Kube.AppsV1().DaemonSets(workloadNS).Create(ctx, daemonSet("agent"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -232,7 +230,7 @@ func countCordons(t *testing.T, cp *framework.ControlPlane) *cordonCounter {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
-	f.WaitForCacheSync(ctx.Done())
+	syncWithin(t, f)
 	t.Cleanup(func() { cancel(); f.Shutdown() })
 	return c
 }

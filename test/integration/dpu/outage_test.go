@@ -278,7 +278,7 @@ func watchTaints(t *testing.T, cp *framework.ControlPlane, node string) *taintWa
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
-	f.WaitForCacheSync(ctx.Done())
+	syncWithin(t, f)
 	t.Cleanup(func() { cancel(); f.Shutdown() })
 	return w
 }

@@ -51,9 +51,7 @@ func TestTenantHostMaintenance(t *testing.T) {
 		createNode(t, cp, n, constants.WorkerPool, tenantCfg, nil)
 	}
 	createNode(t, cp, "m0", constants.MasterPool, "rendered-master-a", nil)
-	if err := framework.WaitForNodesReady(ctx, cp.Kube, "w0", "w1", "w2", "m0"); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, cp.Kube, "w0", "w1", "w2", "m0")
 	ensureNamespace(t, cp.Kube, workloadNS)
 	if _, err := cp.Kube.AppsV1().DaemonSets(workloadNS).Create(ctx, daemonSet("agent"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

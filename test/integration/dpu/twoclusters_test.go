@@ -134,12 +134,8 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 		d.startNode(d.tenant, host, daemonBin, rpmOstreeBin, nil)
 		d.startNode(d.infra, dpuNode, daemonBin, rpmOstreeBin, d.checkHostAtDPUBoot(host))
 	}
-	if err := framework.WaitForNodesReady(ctx, d.tenant.Kube, "spare-0", "host-0", "host-1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := framework.WaitForNodesReady(ctx, d.infra.Kube, "dpu-0", "dpu-1"); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, d.tenant.Kube, "spare-0", "host-0", "host-1")
+	waitNodesReady(t, d.infra.Kube, "dpu-0", "dpu-1")
 
 	ensureNamespace(t, d.tenant.Kube, workloadNS)
 	if _, err := d.tenant.Kube.AppsV1().DaemonSets(workloadNS).Create(ctx, daemonSet("agent"), metav1.CreateOptions{}); err != nil {
@@ -306,7 +302,7 @@ func (d *duo) watchCordons() {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
 	d.t.Cleanup(func() { cancel(); f.Shutdown() })
-	f.WaitForCacheSync(ctx.Done())
+	syncWithin(d.t, f)
 }
 
 func (d *duo) resetCordons() {
