@@ -38,6 +38,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/etcd"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
+	"github.com/tandem-mco/tandem/pkg/version"
 )
 
 type options struct {
@@ -71,7 +72,12 @@ func main() {
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
 	o.etcd.BindFlags(fs)
 	o.dpu.BindFlags(fs)
+	showVersion := fs.Bool("version", false, "print the version and the commit this binary was built from, and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(version.Get().String("machine-config-controller"))
+		return
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -28,6 +28,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/iso"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
+	"github.com/tandem-mco/tandem/pkg/version"
 )
 
 type flags struct {
@@ -44,6 +45,7 @@ type flags struct {
 	ioUnit      string
 	resync      time.Duration
 	updateOrder string
+	version     bool
 }
 
 func parseFlags() *flags {
@@ -64,12 +66,17 @@ func parseFlags() *flags {
 	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
 			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
+	flag.BoolVar(&f.version, "version", false, "print the version and the commit this binary was built from, and exit")
 	flag.Parse()
 	return f
 }
 
 func main() {
 	f := parseFlags()
+	if f.version {
+		fmt.Println(version.Get().String("machine-config-daemon"))
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, f); err != nil {
