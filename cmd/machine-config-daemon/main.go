@@ -46,6 +46,7 @@ type flags struct {
 	resync      time.Duration
 	updateOrder string
 	version     bool
+	kubeletURL  string
 }
 
 func parseFlags() *flags {
@@ -66,6 +67,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
 			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
+	flag.StringVar(&f.kubeletURL, "kubelet-healthz-endpoint", "http://localhost:10248/healthz", "kubelet healthz endpoint polled for mcd_kubelet_state (as the MCO's daemon); empty disables")
 	flag.BoolVar(&f.version, "version", false, "print the version and the commit this binary was built from, and exit")
 	flag.Parse()
 	return f
@@ -132,6 +134,10 @@ func run(ctx context.Context, f *flags) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.NewDaemon(reg)
+	m.SetHostOS(f.root)
+	if f.kubeletURL != "" {
+		go daemon.KubeletHealth{URL: f.kubeletURL, Failures: m.MCO.KubeletState}.Run(ctx)
+	}
 	if f.metricsAddr != "" {
 		srv := &http.Server{Addr: f.metricsAddr, Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go func() {

@@ -42,6 +42,11 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			state = constants.MachineConfigDaemonStateUnreconcilable
 		}
 		m.Failures.WithLabelValues(state).Inc()
+		for name, c := range ob.Configs {
+			if !c.Found {
+				m.ConfigMissing(name)
+			}
+		}
 		klog.FromContext(ctx).Info("cannot apply config", "state", state, "reason", a.Reason)
 		if err := d.setState(ctx, state, a.Reason); err != nil {
 			return err
@@ -143,6 +148,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if r := ob.Record; r != nil {
 			metrics.ObserveSince(m.DisruptionWindow, r.CordonedAt, now)
 		}
+		m.UpdateCompleted(a.Config)
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
@@ -174,7 +180,11 @@ func (d *Daemon) setState(ctx context.Context, state, reason string) error {
 	} else {
 		remove = append(remove, constants.ReasonAnnotation)
 	}
-	return d.opts.Cluster.SetAnnotations(ctx, set, remove)
+	if err := d.opts.Cluster.SetAnnotations(ctx, set, remove); err != nil {
+		return err
+	}
+	d.opts.Metrics.StateReported(state, reason)
+	return nil
 }
 
 // advance moves the record to phase p within this boot.
@@ -206,7 +216,9 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 			klog.FromContext(ctx).V(2).Info("reporting stage progress", "err", err)
 		}
 	}
+	d.opts.Metrics.StageStarted()
 	res, err := d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+	d.opts.Metrics.StageEnded(err == nil)
 	if err != nil {
 		// Nothing may stay staged for a failed stage.
 		if cerr := d.opts.OS.CleanupStaged(ctx); cerr != nil {
