@@ -25,6 +25,8 @@ type NodeView struct {
 	Staged  string // stagedConfig (daemon: staged and finalization-locked)
 	State   string // Working, Done, Degraded, Unreconcilable
 	Reason  string
+	// Hold is the node's disruptionHold annotation (a person's reason), "" if none.
+	Hold string
 
 	// Ready is the MCO's readiness: Ready=True, DiskPressure=False and
 	// NetworkUnavailable=False (absent conditions do not count against it).
@@ -85,6 +87,9 @@ type PoolView struct {
 	// ControlPlane marks the pool whose nodes run etcd members. The pool named
 	// master is always one; a pool whose nodes are etcd members is one too.
 	ControlPlane bool
+	// Annotations are the pool's annotations: maintenance windows, holds and
+	// the circuit breaker's settings are read from them.
+	Annotations map[string]string
 	// Status is the pool's status as last reported; the planner keeps what it
 	// does not own (RenderDegraded, certificate expiries) and transition times.
 	Status mcfgv1.MachineConfigPoolStatus
@@ -106,6 +111,7 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		Staged:        a[constants.StagedConfigAnnotation],
 		State:         a[constants.StateAnnotation],
 		Reason:        a[constants.ReasonAnnotation],
+		Hold:          a[constants.DisruptionHoldAnnotation],
 		Ready:         nodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
 	}
@@ -138,6 +144,7 @@ func ViewOfPool(p *mcfgv1.MachineConfigPool) PoolView {
 		Paused:         p.Spec.Paused,
 		MaxUnavailable: p.Spec.MaxUnavailable,
 		ControlPlane:   p.Name == constants.MasterPool,
+		Annotations:    p.Annotations,
 		Status:         *p.Status.DeepCopy(),
 	}
 	if s, ok := p.Annotations[constants.StageConcurrencyAnnotation]; ok && s != "" {
