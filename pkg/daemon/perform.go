@@ -27,6 +27,14 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if err := d.opts.OS.CleanupStaged(ctx); err != nil {
 			return err
 		}
+		if _, ok := ob.node.Annotations[constants.StagedConfigAnnotation]; ok {
+			// Nothing is staged any more: say so, or the controller would
+			// count the node as staged (e.g. after the circuit breaker
+			// withdrew its stageConfig).
+			if err := d.opts.Cluster.SetAnnotations(ctx, nil, []string{constants.StagedConfigAnnotation}); err != nil {
+				return err
+			}
+		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 

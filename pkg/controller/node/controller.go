@@ -291,6 +291,11 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 			return r, views, now, err
 		}
 	}
+	for _, n := range r.Unstage {
+		if err := c.unstage(ctx, n, now); err != nil {
+			return r, views, now, err
+		}
+	}
 	return r, views, now, nil
 }
 
@@ -423,6 +428,7 @@ func (c *Controller) record(pool *mcfgv1.MachineConfigPool, views []NodeView, r 
 	if d, ok := UpdateFinished(pool.Status, *r.Status, now); ok {
 		m.PoolUpdateDuration.WithLabelValues(pool.Name).Observe(d.Seconds())
 	}
+	c.recordOperational(pool, views, r, now)
 }
 
 func (c *Controller) forgetPoolMetrics(pool string) {
@@ -430,5 +436,6 @@ func (c *Controller) forgetPoolMetrics(pool string) {
 		m.NodesByPhase.DeletePartialMatch(map[string]string{"pool": pool})
 		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})
 		m.PoolUpdatingSeconds.DeletePartialMatch(map[string]string{"pool": pool})
+		forgetOperational(m, pool)
 	}
 }

@@ -85,7 +85,7 @@ func TestGatesHoldDisruptionNotStaging(t *testing.T) {
 			now: monday2200, reason: HoldManual, msgSubstr: `"change freeze"`},
 		{name: "node hold holds only that node", pool: two,
 			nodes: []NodeView{with(a, func(n *NodeView) { n.Hold = "disk swap" }), b},
-			now: monday1200, grants: []string{"b"}, reason: HoldManual, msgSubstr: "holding a"},
+			now:   monday1200, grants: []string{"b"}, reason: HoldManual, msgSubstr: "holding a"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,7 +151,9 @@ func TestBreaker(t *testing.T) {
 		{name: "invalid K falls back to 1", pool: annotated(three, k, "zero"), nodes: []NodeView{failed(a), b},
 			halted: true},
 		{name: "failure on an old config does not count (and the MCO retargets it)", pool: three,
-			nodes: []NodeView{with(a, func(n *NodeView) { n.Desired, n.State = "rendered-worker-older", constants.MachineConfigDaemonStateDegraded }), b},
+			nodes: []NodeView{with(a, func(n *NodeView) {
+				n.Desired, n.State = "rendered-worker-older", constants.MachineConfigDaemonStateDegraded
+			}), b},
 			grants: []string{"a", "b"}},
 	}
 	for _, tc := range cases {
