@@ -30,9 +30,9 @@ import (
 // promRule is the part of a monitoring.coreos.com/v1 PrometheusRule that
 // Prometheus reads: its spec is a Prometheus rule file.
 type promRule struct {
-	Kind     string         `json:"kind"`
+	Kind     string                `json:"kind"`
 	Metadata struct{ Name string } `json:"metadata"`
-	Spec     map[string]any `json:"spec"`
+	Spec     map[string]any        `json:"spec"`
 }
 
 // loadRuleGroups parses every PrometheusRule in this directory with

@@ -92,4 +92,3 @@ func (l *listSet) Next() bool                        { l.i++; return l.i < len(l
 func (l *listSet) At() storage.Series                { return l.series[l.i] }
 func (l *listSet) Err() error                        { return nil }
 func (l *listSet) Warnings() annotations.Annotations { return nil }
-
