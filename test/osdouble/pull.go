@@ -183,6 +183,9 @@ func pull(ctx context.Context, l layout, rp *repo, name, display string, r *repo
 		},
 		Files: t.files(),
 	}
+	if v := labels[LabelBootFails]; v != "" {
+		c.Metadata[LabelBootFails] = v
+	}
 	if linux := labels[labelLinux]; linux != "" {
 		c.Metadata["ostree.linux"] = linux
 	}
