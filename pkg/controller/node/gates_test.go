@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 )
@@ -181,5 +183,27 @@ func TestBreaker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPoolAlert is the MCO's mcc_pool_alert rule (helpers.go
+// GetPoolsForNode, release-4.20): 1 only for a node in master and one custom pool.
+func TestPoolAlert(t *testing.T) {
+	mk := func(name, role string) *mcfgv1.MachineConfigPool {
+		return &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: mcfgv1.MachineConfigPoolSpec{
+			NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + role: ""}}}}
+	}
+	pools := []*mcfgv1.MachineConfigPool{mk("master", "master"), mk("worker", "worker"), mk("infra", "infra")}
+	node := func(roles ...string) *corev1.Node {
+		l := map[string]string{}
+		for _, r := range roles {
+			l[constants.NodeRoleLabelPrefix+r] = ""
+		}
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: l}}
+	}
+	for roles, want := range map[string]float64{"master": 0, "master,worker": 0, "master,infra": 1, "worker,infra": 0, "infra": 0} {
+		if got := PoolAlert(pools, node(strings.Split(roles, ",")...)); got != want {
+			t.Errorf("roles %s: mcc_pool_alert = %v, want %v", roles, got, want)
+		}
 	}
 }
