@@ -12,13 +12,20 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e run \
-	bench-io bench-etcd-rollout bench-disruption crds clean
+	bench-io bench-etcd-rollout bench-disruption crds clean image
 
 all: binaries
 
 ## binaries: build every command into bin/
 binaries:
 	$(GO) build -tags $(GO_TAGS) -o bin/ ./cmd/...
+
+## image: the OCI image with both binaries (static), as an OCI layout in bin/image
+##   (IMAGE_TAG, IMAGE_BASE: oci:DIR[:REF] or a registry reference, empty for none)
+IMAGE_TAG ?= tandem:latest
+IMAGE_BASE ?=
+image:
+	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/image --tag $(IMAGE_TAG) --base "$(IMAGE_BASE)" $(ARGS)
 
 ## tools: build (or reuse) kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok, controller-gen
 tools:

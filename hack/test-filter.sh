@@ -4,4 +4,4 @@
 # and the figure lines tests print ("name: key=value ..."), so a passing run
 # stays readable.
 exec grep --line-buffered -E \
-	'^(ok|FAIL|--- PASS|--- FAIL|--- SKIP|panic:|fatal error:)|^[[:space:]]+(--- FAIL|--- SKIP|[[:alnum:]_]+\.go:[0-9]+: )|([a-z][a-z0-9-]*: ([a-z_0-9]+=[^ ]+ ?)+$)'
+	'^(ok|FAIL|--- PASS|--- FAIL|--- SKIP|panic:|fatal error:)|^[[:space:]]+(--- FAIL|--- SKIP|[[:alnum:]_]+\.go:[0-9]+: )|([a-z][a-z0-9-]*: ([a-z_0-9]+=[^ ]+ ?)+( ok)?$)'

@@ -39,6 +39,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/etcd"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
+	"github.com/tandem-mco/tandem/pkg/version"
 )
 
 type options struct {
@@ -54,6 +55,7 @@ type options struct {
 	retryPeriod    time.Duration
 	etcd           etcd.Config
 	dpu            dpu.Config
+	gates          gateFlags
 }
 
 func main() {
@@ -72,7 +74,13 @@ func main() {
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
 	o.etcd.BindFlags(fs)
 	o.dpu.BindFlags(fs)
+	o.gates.bind(fs)
+	showVersion := fs.Bool("version", false, "print the version and the commit this binary was built from, and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(version.Get().String("machine-config-controller"))
+		return
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -183,6 +191,11 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 		return fmt.Errorf("DPU controllers: %w", err)
 	}
 	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
+	gates, gateRuns, err := o.gates.setup(kubeInformers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	nodeOpts.Gates = append(nodeOpts.Gates, gates...)
 	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
 	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{
 		ControllerConfigs: mcoInformers.Machineconfiguration().V1().ControllerConfigs(),
@@ -214,6 +227,9 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	g.Go(func() error { return renderCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return drainCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return metaCtrl.Run(gctx, 1) })
+	for _, run := range gateRuns {
+		g.Go(func() error { return run(gctx) })
+	}
 	for _, run := range dpuRuns {
 		g.Go(func() error { return run(gctx) })
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/iso"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
+	"github.com/tandem-mco/tandem/pkg/version"
 )
 
 type flags struct {
@@ -49,6 +50,8 @@ type flags struct {
 	rpmOstreedPIDFile string
 	resync            time.Duration
 	updateOrder       string
+	version           bool
+	kubeletURL        string
 }
 
 func parseFlags() *flags {
@@ -72,12 +75,18 @@ func parseFlags() *flags {
 	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
 			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
+	flag.StringVar(&f.kubeletURL, "kubelet-healthz-endpoint", "http://localhost:10248/healthz", "kubelet healthz endpoint polled for mcd_kubelet_state (as the MCO's daemon); empty disables")
+	flag.BoolVar(&f.version, "version", false, "print the version and the commit this binary was built from, and exit")
 	flag.Parse()
 	return f
 }
 
 func main() {
 	f := parseFlags()
+	if f.version {
+		fmt.Println(version.Get().String("machine-config-daemon"))
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, f); err != nil {
@@ -148,6 +157,10 @@ func run(ctx context.Context, f *flags) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.NewDaemon(reg)
+	m.SetHostOS(f.root)
+	if f.kubeletURL != "" {
+		go daemon.KubeletHealth{URL: f.kubeletURL, Failures: m.MCO.KubeletState}.Run(ctx)
+	}
 	if f.metricsAddr != "" {
 		srv := &http.Server{Addr: f.metricsAddr, Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go func() {

@@ -95,6 +95,20 @@ const (
 	StageConcurrencyAnnotation = Prefix + "stageConcurrency"
 	// IOPolicyAnnotation on a MachineConfigPool or Node: the staging I/O policy name.
 	IOPolicyAnnotation = Prefix + "ioPolicy"
+	// MaintenanceWindowsAnnotation on a MachineConfigPool: when disruption
+	// may start, as cron windows "<cron spec> <duration>" separated by ";" or
+	// newlines, e.g. "CRON_TZ=Europe/Berlin 0 22 * * 1-5 6h". Staging runs at
+	// any time; only grants wait for a window. Absent: always.
+	MaintenanceWindowsAnnotation = Prefix + "maintenanceWindows"
+	// DisruptionHoldAnnotation on a MachineConfigPool or a Node: while set
+	// (to any non-empty reason), no disruption is granted there; staging goes on.
+	DisruptionHoldAnnotation = Prefix + "disruptionHold"
+	// MaxFailedNodesAnnotation on a MachineConfigPool: the circuit breaker's
+	// K. After K nodes fail on the pool's target the rollout stops. Default 1.
+	MaxFailedNodesAnnotation = Prefix + "maxFailedNodes"
+	// ResumeRolloutAnnotation on a MachineConfigPool: set by an admin to the
+	// target config's name to let a rollout go on past the circuit breaker.
+	ResumeRolloutAnnotation = Prefix + "resumeRollout"
 )
 
 // MachineConfigPool condition types added by tandem (the MCO's own types come
@@ -108,6 +122,9 @@ const (
 	// with the MCO's ControllerConfig (OS image, extensions image,
 	// certificates) and False when it renders standalone without one.
 	PoolControllerConfigCondition = "ControllerConfigAvailable"
+	// PoolRolloutHaltedCondition is True while the pool's circuit breaker
+	// stops the rollout: too many nodes failed on the target.
+	PoolRolloutHaltedCondition = "RolloutHalted"
 )
 
 // DPU pairing and the HostMaintenance API.

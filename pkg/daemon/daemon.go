@@ -230,7 +230,7 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 	}
 	d.opts.Metrics.Actions.WithLabelValues(string(a.Kind)).Inc()
 	if err := d.perform(ctx, ob, a); err != nil {
-		d.opts.Metrics.Failures.WithLabelValues(string(a.Kind)).Inc()
+		d.opts.Metrics.StepFailed(string(a.Kind), err)
 		d.reportFailure(ctx, ob, a, err)
 		return a, err
 	}

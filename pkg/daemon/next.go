@@ -78,6 +78,15 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 			return rollback("the node rebooted before the update asked for a reboot")
 		}
 		if r.OSChange && o.OS.Booted.Checksum != r.TargetChecksum {
+			if rb := o.OS.Rollback; rb != nil && rb.Checksum == r.TargetChecksum {
+				// The reboot applied the deployment and the machine came back
+				// on the old one: the new OS failed to boot and the bootloader
+				// fell back (greenboot). Trying again would reboot forever;
+				// report it, as the MCO reports an unexpected booted image.
+				return *report(o.Node, constants.MachineConfigDaemonStateDegraded, fmt.Sprintf(
+					"unexpected on-disk state validating against %s: booted %s, not the finalized deployment %s (%s): the new OS failed to boot and the node fell back",
+					r.Config, short(o.OS.Booted.Checksum), short(r.TargetChecksum), r.TargetImage))
+			}
 			return rollback(fmt.Sprintf("booted %s instead of the finalized deployment %s", short(o.OS.Booted.Checksum), short(r.TargetChecksum)))
 		}
 		if lost := lostKernelArgs(o, r); lost != "" {

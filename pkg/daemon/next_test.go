@@ -207,6 +207,17 @@ func TestNext(t *testing.T) {
 		{"boot: finalize did not take (old OS booted) rolls back", world(node(grantedB), record(withPhase(recB, PhaseRebooting)),
 			func(o *Observed) { o.BootID = boot2 }),
 			Action{Kind: ActRollbackFiles, Reason: "booted a0a0a0a0a0a0 instead of the finalized deployment b0b0b0b0b0b0"}},
+		{"boot: new OS failed to boot and fell back (finalized deployment is the rollback): Degraded, no retry",
+			world(node(grantedB), record(withPhase(recB, PhaseRebooting)), func(o *Observed) {
+				o.BootID, o.OS.Rollback = boot2, &Deployment{Checksum: csB, Image: imgB}
+			}),
+			Action{Kind: ActReportDegraded, Reason: "unexpected on-disk state validating against b: booted a0a0a0a0a0a0, not the finalized deployment b0b0b0b0b0b0 (" + recB.TargetImage + "): the new OS failed to boot and the node fell back"}},
+		{"boot: fell back and reported: wait", world(node(grantedB), node(func(n *NodeState) {
+			n.State = constants.MachineConfigDaemonStateDegraded
+			n.Reason = "unexpected on-disk state validating against b: booted a0a0a0a0a0a0, not the finalized deployment b0b0b0b0b0b0 (" + recB.TargetImage + "): the new OS failed to boot and the node fell back"
+		}), record(withPhase(recB, PhaseRebooting)), func(o *Observed) {
+			o.BootID, o.OS.Rollback = boot2, &Deployment{Checksum: csB, Image: imgB}
+		}), Action{Kind: ActWait, Reason: "Degraded: unexpected on-disk state validating against b: booted a0a0a0a0a0a0, not the finalized deployment b0b0b0b0b0b0 (" + recB.TargetImage + "): the new OS failed to boot and the node fell back"}},
 		{"boot: new OS booted, verify", world(node(grantedB), record(withPhase(recB, PhaseRebooting)), func(o *Observed) {
 			o.BootID, o.OS.Booted = boot2, Deployment{Checksum: csB, Image: imgB}
 		}), Action{Kind: ActVerify, Config: "b"}},

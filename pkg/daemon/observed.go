@@ -74,6 +74,10 @@ type OSState struct {
 	Booted Deployment
 	// Staged is the staged (pending) deployment, nil when there is none.
 	Staged *Deployment
+	// Rollback is the deployment a rollback would boot, nil when none. After
+	// an update's reboot it tells a boot that fell back (the finalized
+	// deployment is there, not booted) from one that never applied it.
+	Rollback *Deployment
 }
 
 // Deployment is one rpm-ostree deployment as the decision sees it.

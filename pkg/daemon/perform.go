@@ -27,6 +27,14 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if err := d.opts.OS.CleanupStaged(ctx); err != nil {
 			return err
 		}
+		if _, ok := ob.node.Annotations[constants.StagedConfigAnnotation]; ok {
+			// Nothing is staged any more: say so, or the controller would
+			// count the node as staged (e.g. after the circuit breaker
+			// withdrew its stageConfig).
+			if err := d.opts.Cluster.SetAnnotations(ctx, nil, []string{constants.StagedConfigAnnotation}); err != nil {
+				return err
+			}
+		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
@@ -42,6 +50,11 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			state = constants.MachineConfigDaemonStateUnreconcilable
 		}
 		m.Failures.WithLabelValues(state).Inc()
+		for name, c := range ob.Configs {
+			if !c.Found {
+				m.ConfigMissing(name)
+			}
+		}
 		klog.FromContext(ctx).Info("cannot apply config", "state", state, "reason", a.Reason)
 		if err := d.setState(ctx, state, a.Reason); err != nil {
 			return err
@@ -170,6 +183,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if r := ob.Record; r != nil {
 			metrics.ObserveSince(m.DisruptionWindow, r.CordonedAt, now)
 		}
+		m.UpdateCompleted(a.Config)
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
@@ -204,7 +218,11 @@ func (d *Daemon) setState(ctx context.Context, state, reason string) error {
 	} else {
 		remove = append(remove, constants.ReasonAnnotation)
 	}
-	return d.opts.Cluster.SetAnnotations(ctx, set, remove)
+	if err := d.opts.Cluster.SetAnnotations(ctx, set, remove); err != nil {
+		return err
+	}
+	d.opts.Metrics.StateReported(state, reason)
+	return nil
 }
 
 // advance moves the record to phase p within this boot.
@@ -236,7 +254,9 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 			klog.FromContext(ctx).V(2).Info("reporting stage progress", "err", err)
 		}
 	}
+	d.opts.Metrics.StageStarted()
 	res, err := d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+	d.opts.Metrics.StageEnded(err == nil)
 	if err != nil {
 		// Nothing may stay staged for a failed stage.
 		if cerr := d.opts.OS.CleanupStaged(ctx); cerr != nil {

@@ -26,6 +26,15 @@ type Controller struct {
 	// PoolUpdateDuration observes the time from Updating=True to the end of
 	// the update, per pool.
 	PoolUpdateDuration *prometheus.HistogramVec
+	// DisruptionHeldSeconds is how long the pool's DisruptionHeld condition
+	// has been True, by its reason; no series while it is False.
+	DisruptionHeldSeconds *prometheus.GaugeVec
+	// BreakerOpen is 1 while the pool's circuit breaker stops its rollout.
+	BreakerOpen *prometheus.GaugeVec
+	// FailedNodes is the number of the pool's nodes failing on its target.
+	FailedNodes *prometheus.GaugeVec
+	// MCO holds the stock controller's mcc_* series the node controller owns.
+	MCO MCOController
 }
 
 // NewController creates the controller metrics and registers them on reg.
@@ -47,8 +56,16 @@ func NewController(reg prometheus.Registerer) *Controller {
 		PoolUpdateDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Subsystem: sub,
 			Name: "pool_update_duration_seconds", Help: "Time a pool spent updating, from Updating=True to all nodes updated.",
 			Buckets: prometheus.ExponentialBuckets(30, 2, 12)}, []string{"pool"}),
+		DisruptionHeldSeconds: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Subsystem: sub,
+			Name: "disruption_held_seconds", Help: "How long the pool's DisruptionHeld condition has been True, by reason."}, []string{"pool", "reason"}),
+		BreakerOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Subsystem: sub,
+			Name: "pool_breaker_open", Help: "1 while the pool's circuit breaker stops its rollout after too many failed nodes."}, []string{"pool"}),
+		FailedNodes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Subsystem: sub,
+			Name: "pool_failed_nodes", Help: "Nodes of the pool whose daemon failed on the pool's target config."}, []string{"pool"}),
+		MCO: newMCOController(),
 	}
 	reg.MustRegister(m.Grants, m.StageGrants, m.LeaderMoves, m.NodesByPhase, m.HeldNodes,
-		m.PoolUpdatingSeconds, m.PoolUpdateDuration)
+		m.PoolUpdatingSeconds, m.PoolUpdateDuration, m.DisruptionHeldSeconds, m.BreakerOpen, m.FailedNodes)
+	reg.MustRegister(m.MCO.collectors()...)
 	return m
 }

@@ -28,6 +28,11 @@ type Daemon struct {
 	Failures *prometheus.CounterVec
 	// Actions performed, by kind.
 	Actions *prometheus.CounterVec
+	// StageInProgress is the start time of the stage running now (0: none),
+	// so a stage that hangs shows (the StageStuck alert).
+	StageInProgress prometheus.Gauge
+	// MCO holds the stock daemon's mcd_* series.
+	MCO MCODaemon
 }
 
 // NewDaemon creates the daemon's metrics and registers them with reg (nil: not registered).
@@ -66,10 +71,16 @@ func NewDaemon(reg prometheus.Registerer) *Daemon {
 			Namespace: DaemonNamespace, Name: "actions_total",
 			Help: "Steps performed by the daemon, by kind.",
 		}, []string{"action"}),
+		StageInProgress: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: DaemonNamespace, Name: "stage_started_timestamp_seconds",
+			Help: "Unix time the stage running now started; 0 while no stage runs.",
+		}),
+		MCO: newMCODaemon(),
 	}
 	if reg != nil {
 		reg.MustRegister(m.StageDuration, m.StageBytes, m.GrantWait, m.DrainDuration,
-			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions)
+			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions, m.StageInProgress)
+		reg.MustRegister(m.MCO.collectors()...)
 	}
 	return m
 }

@@ -487,6 +487,11 @@ func reboot(l layout, orderly bool) error {
 	}
 	if orderly && st.staged != nil && !st.locked() && st.staged.ID() != st.booted().ID() {
 		next := []Deployment{*st.staged, *st.booted()}
+		if bootFails(st.staged) {
+			// The bootloader fell back: the old deployment stays the
+			// default, the failed one is the rollback (see LabelBootFails).
+			next = []Deployment{*st.booted(), *st.staged}
+		}
 		for _, d := range st.boot.Deployments[1:] {
 			if d.Pinned && d.ID() != st.staged.ID() {
 				next = append(next, d)

@@ -194,6 +194,9 @@ func pull(ctx context.Context, l layout, rp *repo, name, display string, r *repo
 		},
 		Files: t.files(),
 	}
+	if v := labels[LabelBootFails]; v != "" {
+		c.Metadata[LabelBootFails] = v
+	}
 	csum, err := rp.writeCommit(c)
 	if err != nil {
 		return nil, err

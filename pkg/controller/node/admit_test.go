@@ -31,6 +31,14 @@ func (w *flakyWriter) SetAnnotation(_ context.Context, node, key, value string) 
 	return err
 }
 
+func (w *flakyWriter) RemoveAnnotation(_ context.Context, node, key string) error {
+	err := w.fail(key)
+	if !apierrors.IsConflict(err) {
+		delete(w.applied[node], key)
+	}
+	return err
+}
+
 func (w *flakyWriter) granted() []string {
 	var out []string
 	for n, a := range w.applied {

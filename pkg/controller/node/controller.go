@@ -275,6 +275,9 @@ type NodeWriter interface {
 	// SetAnnotation sets one annotation on a node. It may fail after the
 	// write was applied (a timeout, a lost connection).
 	SetAnnotation(ctx context.Context, node, key, value string) error
+	// RemoveAnnotation removes one annotation from a node (the circuit
+	// breaker withdraws stageConfig this way).
+	RemoveAnnotation(ctx context.Context, node, key string) error
 }
 
 type kubeNodeWriter struct{ kube kubernetes.Interface }
@@ -282,6 +285,16 @@ type kubeNodeWriter struct{ kube kubernetes.Interface }
 // SetAnnotation sets one annotation with a merge patch.
 func (k kubeNodeWriter) SetAnnotation(ctx context.Context, node, key, value string) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return err
+	}
+	_, err = k.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// RemoveAnnotation removes one annotation with a merge patch (null deletes).
+func (k kubeNodeWriter) RemoveAnnotation(ctx context.Context, node, key string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: nil}}})
 	if err != nil {
 		return err
 	}
@@ -324,6 +337,17 @@ func AdmitPool(ctx context.Context, adm *Admission, pv PoolView, list func() ([]
 		if err := writeExpected(ctx, adm, w, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
 			return r, views, err
 		}
+	}
+	for _, n := range r.Unstage {
+		logger.Info("Withdrawing stageConfig: the rollout is halted", "node", n)
+		if err := w.RemoveAnnotation(ctx, n, constants.StageConfigAnnotation); err != nil {
+			if apierrors.IsNotFound(err) {
+				adm.Forget(n)
+				continue
+			}
+			return r, views, fmt.Errorf("removing %s from node %s: %w", constants.StageConfigAnnotation, n, err)
+		}
+		adm.ExpectAnnotationRemoved(n, constants.StageConfigAnnotation, now)
 	}
 	return r, views, nil
 }
@@ -468,6 +492,7 @@ func (c *Controller) record(pool *mcfgv1.MachineConfigPool, views []NodeView, r 
 	if d, ok := UpdateFinished(pool.Status, *r.Status, now); ok {
 		m.PoolUpdateDuration.WithLabelValues(pool.Name).Observe(d.Seconds())
 	}
+	c.recordOperational(pool, views, r, now)
 }
 
 func (c *Controller) forgetPoolMetrics(pool string) {
@@ -475,5 +500,6 @@ func (c *Controller) forgetPoolMetrics(pool string) {
 		m.NodesByPhase.DeletePartialMatch(map[string]string{"pool": pool})
 		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})
 		m.PoolUpdatingSeconds.DeletePartialMatch(map[string]string{"pool": pool})
+		forgetOperational(m, pool)
 	}
 }

@@ -111,3 +111,10 @@ func (g vetoGate) MayDisrupt(_ PoolView, n NodeView) (bool, string) {
 	}
 	return true, ""
 }
+
+// tolerant lifts the circuit breaker's limit, for cases about the MCO's own
+// rules around failed nodes.
+func tolerant(p PoolView) PoolView {
+	p.Annotations = map[string]string{constants.MaxFailedNodesAnnotation: "100"}
+	return p
+}

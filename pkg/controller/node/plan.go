@@ -39,7 +39,10 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 			r.Unavailable++
 		}
 	}
-	if !pool.Paused {
+	breaker := EvaluateBreaker(pool, nodes)
+	if !pool.Paused && breaker.Open {
+		halt(&r, pool, nodes, breaker)
+	} else if !pool.Paused {
 		order := newEtcdOrder(pool, nodes, facts.Etcd)
 		if maxErr != nil {
 			for _, n := range nodes {
@@ -48,11 +51,12 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 				}
 			}
 		} else {
-			planGrants(&r, pool, nodes, order, facts.Gates)
+			planGrants(&r, pool, nodes, order, append(poolGates(pool, facts.Now), facts.Gates...))
 		}
 		planStages(&r, pool, withGrants(nodes, r.Grant), order)
 	}
 	status := computeStatus(pool, nodes, r.Holds, facts.Now)
+	r.Events = append(r.Events, setRolloutHalted(&status, pool.Status, pool, breaker, facts.Now)...)
 	r.Events = append(r.Events, heldEvents(pool.Status, status)...)
 	r.Status = &status
 	return r
@@ -164,8 +168,8 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 				}
 			}
 		}
-		if vetoed := vetoOf(gates, pool, n); vetoed != "" {
-			hold(HoldGate, vetoed)
+		if reason, vetoed := vetoOf(gates, pool, n); vetoed != "" {
+			hold(reason, vetoed)
 			continue
 		}
 		r.Grant = append(r.Grant, Assignment{Node: n.Name, Config: pool.Target})
@@ -209,15 +213,6 @@ func planLeader(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, hol
 		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leaderMember, to, order.leader)))
 	hold(HoldMoveLeaderPending, fmt.Sprintf("etcd leadership moves to %s first", to))
 	return false
-}
-
-func vetoOf(gates []DisruptionGate, pool PoolView, n NodeView) string {
-	for _, g := range gates {
-		if ok, why := g.MayDisrupt(pool, n); !ok {
-			return fmt.Sprintf("%s: %s", g.Name(), why)
-		}
-	}
-	return ""
 }
 
 func leaderOf(o etcdOrder) string {

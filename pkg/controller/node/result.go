@@ -20,6 +20,9 @@ type Result struct {
 	// Status is the pool status to report; nil leaves it alone (the pool has
 	// no target config yet).
 	Status *mcfgv1.MachineConfigPoolStatus
+	// Unstage lists nodes whose stageConfig is withdrawn (the circuit
+	// breaker opened): their daemons discard the staged OS (cleanup -p).
+	Unstage []string
 	// Events to record on the pool.
 	Events []Event
 
@@ -58,13 +61,19 @@ const (
 	HoldNoMoveLeaderTarget HoldReason = "EtcdNoMoveLeaderTarget"
 	HoldEtcdMemberUnmapped HoldReason = "EtcdMemberWithoutNode"
 	HoldGate               HoldReason = "DisruptionGate"
+	HoldMaintenanceWindow  HoldReason = "MaintenanceWindow"
+	HoldManual             HoldReason = "ManualHold"
+	HoldBlockingPods       HoldReason = "BlockingPods"
+	HoldFiringAlerts       HoldReason = "FiringAlerts"
+	HoldCircuitBreaker     HoldReason = "CircuitBreakerOpen"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
 // than the ordinary order of a rollout.
 func (r HoldReason) Safety() bool {
 	switch r {
-	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate:
+	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate,
+		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker:
 		return true
 	}
 	return false
@@ -92,6 +101,8 @@ const (
 	EventDisruptionHeld   = "DisruptionHeld"
 	EventDisruptionResume = "DisruptionResumed"
 	EventInvalidSetting   = "InvalidSetting"
+	EventRolloutHalted    = "RolloutHalted"
+	EventRolloutResumed   = "RolloutResumed"
 )
 
 func normal(reason, msg string) Event {

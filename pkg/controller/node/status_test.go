@@ -28,7 +28,7 @@ func TestStatusCountsLikeTheMCO(t *testing.T) {
 		}),
 		doneNode("old", oldCfg, 4),
 	}
-	p := pool("worker")
+	p := tolerant(pool("worker"))
 	p.Generation = 7
 	r := Plan(p, nodes, Facts{Now: epoch})
 	s := r.Status

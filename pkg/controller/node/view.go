@@ -25,6 +25,8 @@ type NodeView struct {
 	Staged  string // stagedConfig (daemon: staged and finalization-locked)
 	State   string // Working, Done, Degraded, Unreconcilable
 	Reason  string
+	// Hold is the node's disruptionHold annotation (a person's reason), "" if none.
+	Hold string
 
 	// Addresses are the node's InternalIP, ExternalIP and Hostname
 	// addresses (to find its etcd member by URL).
@@ -89,6 +91,9 @@ type PoolView struct {
 	// ControlPlane marks the pool whose nodes run etcd members. The pool named
 	// master is always one; a pool whose nodes are etcd members is one too.
 	ControlPlane bool
+	// Annotations are the pool's annotations: maintenance windows, holds and
+	// the circuit breaker's settings are read from them.
+	Annotations map[string]string
 	// Status is the pool's status as last reported; the planner keeps what it
 	// does not own (RenderDegraded, certificate expiries) and transition times.
 	Status mcfgv1.MachineConfigPoolStatus
@@ -111,6 +116,7 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		State:         a[constants.StateAnnotation],
 		Reason:        a[constants.ReasonAnnotation],
 		Addresses:     nodeAddresses(n),
+		Hold:          a[constants.DisruptionHoldAnnotation],
 		Ready:         nodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
 	}
@@ -154,6 +160,7 @@ func ViewOfPool(p *mcfgv1.MachineConfigPool) PoolView {
 		Paused:         p.Spec.Paused,
 		MaxUnavailable: p.Spec.MaxUnavailable,
 		ControlPlane:   p.Name == constants.MasterPool,
+		Annotations:    p.Annotations,
 		Status:         *p.Status.DeepCopy(),
 	}
 	if s, ok := p.Annotations[constants.StageConcurrencyAnnotation]; ok && s != "" {

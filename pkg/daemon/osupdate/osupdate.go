@@ -72,6 +72,10 @@ func (a *Adapter) Status(ctx context.Context) (daemon.OSState, error) {
 		v := view(s)
 		out.Staged = &v
 	}
+	if r := st.Rollback(); r != nil {
+		v := view(r)
+		out.Rollback = &v
+	}
 	return out, nil
 }
 

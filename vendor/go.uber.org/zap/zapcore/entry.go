@@ -241,7 +241,12 @@ func (ce *CheckedEntry) Write(fields ...Field) {
 			// If the entry is dirty, log an internal error; because the
 			// CheckedEntry is being used after it was returned to the pool,
 			// the message may be an amalgamation from multiple call sites.
-			fmt.Fprintf(ce.ErrorOutput, "%v Unsafe CheckedEntry re-use near Entry %+v.\n", ce.Time, ce.Entry)
+			_, _ = fmt.Fprintf(
+				ce.ErrorOutput,
+				"%v Unsafe CheckedEntry re-use near Entry %+v.\n",
+				ce.Time,
+				ce.Entry,
+			)
 			_ = ce.ErrorOutput.Sync() // ignore error
 		}
 		return
@@ -253,7 +258,12 @@ func (ce *CheckedEntry) Write(fields ...Field) {
 		err = multierr.Append(err, ce.cores[i].Write(ce.Entry, fields))
 	}
 	if err != nil && ce.ErrorOutput != nil {
-		fmt.Fprintf(ce.ErrorOutput, "%v write error: %v\n", ce.Time, err)
+		_, _ = fmt.Fprintf(
+			ce.ErrorOutput,
+			"%v write error: %v\n",
+			ce.Time,
+			err,
+		)
 		_ = ce.ErrorOutput.Sync() // ignore error
 	}
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+)
+
+// gateFlags are the cluster-wide disruption gates, named as kured names
+// them (kubereboot/kured 1.23.0 cmd/kured flags). Maintenance windows and
+// holds are pool and node annotations, not flags.
+type gateFlags struct {
+	blockingPodSelectors stringList
+	prometheusURL        string
+	alertFilter          string
+	alertFilterMatchOnly bool
+	alertFiringOnly      bool
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func (g *gateFlags) bind(fs *flag.FlagSet) {
+	fs.Var(&g.blockingPodSelectors, "blocking-pod-selector",
+		"label selector of pods that hold a node's disruption while they run on it (repeatable; kured semantics)")
+	fs.StringVar(&g.prometheusURL, "prometheus-url", "", "Prometheus to ask for active alerts (the ALERTS series); while any blocks, no disruption is granted; empty disables")
+	fs.StringVar(&g.alertFilter, "alert-filter-regexp", "", "alerts whose name matches are ignored (with --alert-filter-match-only: only they block)")
+	fs.BoolVar(&g.alertFilterMatchOnly, "alert-filter-match-only", false, "only alerts matching --alert-filter-regexp block")
+	fs.BoolVar(&g.alertFiringOnly, "alert-firing-only", false, "only firing alerts block, not pending ones")
+}
+
+// setup builds the gates; the pod informer must be started afterwards.
+func (g *gateFlags) setup(pods coreinformers.PodInformer) ([]node.DisruptionGate, []func(context.Context) error, error) {
+	var gates []node.DisruptionGate
+	var runs []func(context.Context) error
+	if len(g.blockingPodSelectors) > 0 {
+		bg, err := node.NewBlockingPodGate(g.blockingPodSelectors, pods)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--blocking-pod-selector: %w", err)
+		}
+		gates = append(gates, bg)
+		klog.InfoS("Blocking pods hold disruption", "selectors", g.blockingPodSelectors)
+	}
+	if g.prometheusURL != "" {
+		ag := &node.AlertGate{URL: g.prometheusURL, FilterMatchOnly: g.alertFilterMatchOnly, FiringOnly: g.alertFiringOnly}
+		if g.alertFilter != "" {
+			re, err := regexp.Compile(g.alertFilter)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--alert-filter-regexp: %w", err)
+			}
+			ag.Filter = re
+		} else if g.alertFilterMatchOnly {
+			return nil, nil, fmt.Errorf("--alert-filter-match-only needs --alert-filter-regexp")
+		}
+		gates = append(gates, ag)
+		runs = append(runs, ag.Run)
+		klog.InfoS("Active Prometheus alerts hold disruption", "url", g.prometheusURL, "filter", g.alertFilter)
+	}
+	return gates, runs, nil
+}

@@ -1,0 +1,259 @@
+//go:build integration
+
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/containers/image/v5/docker"
+	"github.com/containers/image/v5/image"
+	"github.com/containers/image/v5/pkg/blobinfocache/none"
+	"github.com/containers/image/v5/pkg/compression"
+	"github.com/containers/image/v5/types"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/tandem-mco/tandem/test/osimage"
+)
+
+// TestImageSmoke builds the image the way `make image` does (static
+// binaries on a base image from an OCI layout), pushes it to a registry on
+// loopback, pulls it back with containers/image, unpacks it and runs both
+// binaries' --version from the unpacked root.
+func TestImageSmoke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	moduleDir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A base image with one file, so the test sees the base's layer kept.
+	baseLayout := filepath.Join(dir, "base")
+	writeBaseLayout(t, baseLayout, "base:1", "etc/base-release", "tandem smoke base\n")
+
+	const wantVersion = "v0.0.0-smoke"
+	commit := gitCommit(ctx, moduleDir)
+	if commit == "" {
+		commit = "smoke-commit"
+	}
+	out := filepath.Join(dir, "layout")
+	res, err := Build(ctx, Options{
+		Output: out, Tag: "tandem:smoke", Base: "oci:" + baseLayout + ":base:1", Arch: "amd64",
+		Version: wantVersion, Commit: commit, Binaries: filepath.Join(dir, "bin"), ModuleDir: moduleDir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layers != 2 {
+		t.Fatalf("image has %d layers, want 2 (base + binaries)", res.Layers)
+	}
+
+	reg, err := osimage.StartRegistry(ctx, filepath.Join(dir, "registry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	ref := reg.Host() + "/tandem:smoke"
+	pushFromLayout(t, out, "tandem:smoke", ref)
+
+	root := filepath.Join(dir, "root")
+	pullAndUnpack(ctx, t, ref, root)
+
+	if b, err := os.ReadFile(filepath.Join(root, "etc/base-release")); err != nil || string(b) != "tandem smoke base\n" {
+		t.Fatalf("base layer missing from the unpacked image: %q, %v", b, err)
+	}
+	ran := 0
+	for _, p := range Programs {
+		bin := filepath.Join(root, "usr/bin", p)
+		cmd := exec.CommandContext(ctx, bin, "--version")
+		cmd.Env = []string{} // nothing from the test's environment
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s --version: %v\n%s", bin, err, b)
+		}
+		got := strings.TrimSpace(string(b))
+		want := fmt.Sprintf("%s %s (commit %s,", p, wantVersion, commit)
+		if !strings.HasPrefix(got, want) {
+			t.Fatalf("%s --version = %q, want prefix %q", p, got, want)
+		}
+		t.Logf("%s", got)
+		ran++
+	}
+	fmt.Printf("image-smoke: binaries=%d ok\n", ran)
+}
+
+// writeBaseLayout writes a one-layer image holding path=content into an
+// OCI layout under ref.
+func writeBaseLayout(t *testing.T, dir, ref, path, content string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range []*tar.Header{
+		{Typeflag: tar.TypeDir, Name: filepath.Dir(path) + "/", Mode: 0o755},
+		{Typeflag: tar.TypeReg, Name: path, Mode: 0o644, Size: int64(len(content))},
+	} {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tw.Write([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{refNameAnnotation: ref})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pushFromLayout(t *testing.T, dir, tag, ref string) {
+	t.Helper()
+	img, err := imageFromLayout(dir, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := name.ParseReference(ref, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Write(r, img); err != nil {
+		t.Fatalf("pushing %s: %v", ref, err)
+	}
+}
+
+// pullAndUnpack reads the image with containers/image and applies its
+// layers in order under root.
+func pullAndUnpack(ctx context.Context, t *testing.T, ref, root string) {
+	t.Helper()
+	dref, err := docker.ParseReference("//" + ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	sys := &types.SystemContext{
+		RootForImplicitAbsolutePaths: empty,
+		SystemRegistriesConfPath:     filepath.Join(empty, "registries.conf"),
+		SystemRegistriesConfDirPath:  filepath.Join(empty, "registries.conf.d"),
+		AuthFilePath:                 filepath.Join(empty, "auth.json"),
+		DockerInsecureSkipTLSVerify:  types.OptionalBoolTrue,
+	}
+	if err := os.WriteFile(sys.SystemRegistriesConfPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := dref.NewImageSource(ctx, sys)
+	if err != nil {
+		t.Fatalf("opening %s: %v", ref, err)
+	}
+	defer src.Close()
+	img, err := image.FromUnparsedImage(ctx, sys, image.UnparsedInstance(src, nil))
+	if err != nil {
+		t.Fatalf("reading %s: %v", ref, err)
+	}
+	cfg, err := img.OCIConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OS != "linux" || cfg.Architecture != "amd64" {
+		t.Fatalf("image platform %s/%s, want linux/amd64", cfg.OS, cfg.Architecture)
+	}
+	for _, li := range img.LayerInfos() {
+		rc, _, err := src.GetBlob(ctx, li, none.NoCache)
+		if err != nil {
+			t.Fatalf("layer %s: %v", li.Digest, err)
+		}
+		plain, _, err := compression.AutoDecompress(rc)
+		if err != nil {
+			rc.Close()
+			t.Fatal(err)
+		}
+		err = untar(tar.NewReader(plain), root)
+		plain.Close()
+		rc.Close()
+		if err != nil {
+			t.Fatalf("unpacking layer %s: %v", li.Digest, err)
+		}
+	}
+}
+
+// untar applies one layer under root: regular files, directories and
+// symlinks, with OCI whiteouts; a path that leaves root is an error.
+func untar(tr *tar.Reader, root string) error {
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel := filepath.Clean("/" + h.Name)
+		dst := filepath.Join(root, rel)
+		if !strings.HasPrefix(dst, filepath.Clean(root)+string(os.PathSeparator)) {
+			return fmt.Errorf("layer entry %q leaves the root", h.Name)
+		}
+		if base := filepath.Base(rel); strings.HasPrefix(base, ".wh.") {
+			if err := os.RemoveAll(filepath.Join(filepath.Dir(dst), strings.TrimPrefix(base, ".wh."))); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(dst, os.FileMode(h.Mode).Perm()); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			f, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, os.FileMode(h.Mode).Perm())
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			_ = os.Remove(dst)
+			if err := os.Symlink(h.Linkname, dst); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("layer entry %q: unsupported type %c", h.Name, h.Typeflag)
+		}
+	}
+}

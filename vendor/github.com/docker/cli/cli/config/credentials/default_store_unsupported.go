@@ -1,0 +1,7 @@
+//go:build !windows && !darwin && !linux
+
+package credentials
+
+func defaultCredentialsStore() string {
+	return ""
+}
