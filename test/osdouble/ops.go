@@ -445,25 +445,8 @@ func reboot(l layout, orderly bool) error {
 		return fmt.Errorf("reboot: %w: stop the node's rpm-ostree first", ErrTransactionInProgress)
 	}
 	defer unlockFile(f)
-	st, err := loadState(l)
-	if err != nil {
-		return err
-	}
-	if orderly && st.staged != nil && !st.locked && st.staged.ID() != st.booted().ID() {
-		next := []Deployment{*st.staged, *st.booted()}
-		for _, d := range st.boot.Deployments[1:] {
-			if d.Pinned && d.ID() != st.staged.ID() {
-				next = append(next, d)
-			}
-		}
-		if err := saveBootList(l, bootList{Deployments: next}); err != nil {
-			return err
-		}
-		rp, err := openRepo(l.repoDir())
-		if err != nil {
-			return err
-		}
-		if _, err := rp.prune(keepCommits(next, nil)); err != nil {
+	if orderly {
+		if _, err := finalizeStaged(l); err != nil {
 			return err
 		}
 	}
