@@ -29,7 +29,7 @@ func finalizeStaged(l layout) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if st.staged == nil || st.locked || st.staged.ID() == st.booted().ID() {
+	if st.staged == nil || st.locked() || st.staged.ID() == st.booted().ID() {
 		return false, nil
 	}
 	next := []Deployment{*st.staged, *st.booted()}

@@ -18,7 +18,7 @@ import (
 // (test/vm/cmd/vm-node-install): the initial OS image, as the guest names
 // it, and the initial MachineConfig's files.
 type InstallSpec struct {
-	ImageRef      string                 `json:"imageRef"`
+	ImageRef      string                `json:"imageRef"`
 	MachineConfig *mcfgv1.MachineConfig `json:"machineConfig,omitempty"`
 }
 
