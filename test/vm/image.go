@@ -271,7 +271,7 @@ func build(ctx context.Context, log io.Writer, root, dir, debsDir, sources strin
 // on the console, the mount points and the persistent journal (it keeps each
 // boot's log across a power loss, up to what was synced).
 const customize = `set -e
-chroot "$1" systemctl enable systemd-networkd.service machine-config-daemon.service kubelet.service \
+chroot "$1" systemctl enable systemd-networkd.service machine-config-daemon.service rpm-ostreed.service kubelet.service \
 	ostree-finalize-staged.path tandem-osdouble-reboot.path tandem-node-install.service
 chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer \
 	e2scrub_reap.service getty@tty1.service 2>/dev/null || true
