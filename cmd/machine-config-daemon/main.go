@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -81,6 +82,15 @@ func main() {
 }
 
 func run(ctx context.Context, f *flags) error {
+	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
+	// cgroups, unit properties) changed: put them back first, before
+	// anything that needs the cluster.
+	ioOpts := iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit, StateDir: filepath.Join(f.root, daemon.StateDir, "iso")}
+	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
+		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
+	} else if len(restored) > 0 {
+		klog.InfoS("Restored the I/O knobs of an interrupted stage", "knobs", len(restored))
+	}
 	if f.nodeName == "" {
 		return errors.New("--node-name (or $NODE_NAME) is required")
 	}
@@ -113,13 +123,13 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("--update-order: %w", err)
 	}
-	if _, err := iso.ParsePolicy(f.ioPolicy, iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit}); err != nil {
+	if _, err := iso.ParsePolicy(f.ioPolicy, ioOpts); err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
 	}
 	osa := osupdate.New(osupdate.Options{
 		Binary:        f.rpmOstree,
 		DefaultPolicy: f.ioPolicy,
-		PolicyOptions: iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit},
+		PolicyOptions: ioOpts,
 	})
 
 	reg := prometheus.NewRegistry()
