@@ -14,6 +14,7 @@ fi
 go vet -tags "$tags" ./... || fail=1
 go vet -tags "integration,$tags" ./... || fail=1
 go vet -tags "e2e,$tags" ./test/e2e/... 2>/dev/null || true
+go vet -tags "vm,$tags" ./test/vm/... || fail=1
 
 # go.mod/go.sum tidy and vendor/ matching them.
 if ! go mod tidy -diff >/dev/null; then
