@@ -190,7 +190,7 @@ func (m *Machine) Exec(ctx context.Context, timeout time.Duration, argv ...strin
 	var started struct {
 		PID int `json:"pid"`
 	}
-	args := map[string]any{"path": argv[0], "arg": argv[1:], "capture-output": true}
+	args := map[string]any{"path": argv[0], "arg": append([]string{}, argv[1:]...), "capture-output": true}
 	if err := m.agent.call(ctx, timeout, "guest-exec", args, &started); err != nil {
 		return ExecResult{}, err
 	}

@@ -40,6 +40,7 @@ func TestVMNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Minute)
 	defer cancel()
 	w := &world{t: t}
+	// TANDEM_VM_LOG_DIR keeps the VM (serial log, disk) after the test.
 	logDir := os.Getenv("TANDEM_VM_LOG_DIR")
 	if logDir == "" {
 		logDir = t.TempDir()
@@ -87,7 +88,7 @@ func TestVMNode(t *testing.T) {
 	etcdHost := freeAddr(t)
 	w.etcdHost = etcdHost
 	n, err := vm.StartNode(ctx, vm.NodeOptions{
-		Image: img, Accel: w.accel, Dir: w.dir("node"), Bin: bin, NodeName: nodeName,
+		Image: img, Accel: w.accel, Dir: nodeDir(t, logDir), Bin: bin, NodeName: nodeName,
 		Kubeconfig: w.guestKubeconfig(), StepHook: true,
 		Install: &vm.InstallSpec{ImageRef: cfgs["a"].image, MachineConfig: cfgs["a"].mc},
 		GuestFwd: []vm.Forward{
@@ -136,6 +137,9 @@ type suite struct {
 }
 
 func (s *suite) run(t *testing.T, name string, f func(ctx context.Context, t *testing.T) error) {
+	if !selected(name) {
+		return
+	}
 	s.ran++
 	t.Run(name, func(t *testing.T) {
 		if s.broken != "" {
@@ -352,4 +356,30 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// selected tells whether $TANDEM_VM_SCENARIOS (comma-separated numbers,
+// e.g. "1,4"; empty: all) names the scenario. Each scenario starts from
+// whatever config the node is Done on, so any subset runs in order.
+func selected(name string) bool {
+	sel := os.Getenv("TANDEM_VM_SCENARIOS")
+	if sel == "" {
+		return true
+	}
+	num, _, _ := strings.Cut(name, "-")
+	for _, x := range strings.Split(sel, ",") {
+		if strings.TrimSpace(x) == num {
+			return true
+		}
+	}
+	return false
+}
+
+func nodeDir(t *testing.T, logDir string) string {
+	d := filepath.Join(logDir, "node")
+	_ = os.RemoveAll(d)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
