@@ -264,7 +264,33 @@ func build(ctx context.Context, log io.Writer, root, dir, debsDir, sources strin
 		return fmt.Errorf("placing the image: %w", err)
 	}
 	fmt.Fprintf(log, "vm-image: image ready in %s\n", dir)
+	pruneImages(log, root, keepImages)
 	return nil
+}
+
+// keepImages is how many built images the cache keeps (each is a sparse
+// 4 GiB file of about 750 MB); the kept .debs are never pruned.
+const keepImages = 3
+
+// pruneImages removes all but the newest keep images.
+func pruneImages(log io.Writer, root string, keep int) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "image-*"))
+	type built struct {
+		dir string
+		at  time.Time
+	}
+	var imgs []built
+	for _, d := range dirs {
+		if st, err := os.Stat(filepath.Join(d, "complete")); err == nil {
+			imgs = append(imgs, built{d, st.ModTime()})
+		}
+	}
+	sort.Slice(imgs, func(i, j int) bool { return imgs[i].at.After(imgs[j].at) })
+	for i := keep; i < len(imgs); i++ {
+		if err := os.RemoveAll(imgs[i].dir); err == nil {
+			fmt.Fprintf(log, "vm-image: pruned the old image %s\n", imgs[i].dir)
+		}
+	}
 }
 
 // customize runs in the finished chroot: units on, root without a password

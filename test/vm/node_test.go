@@ -92,7 +92,7 @@ func TestVMNode(t *testing.T) {
 		Kubeconfig: w.guestKubeconfig(), StepHook: true,
 		Install: &vm.InstallSpec{ImageRef: cfgs["a"].image, MachineConfig: cfgs["a"].mc},
 		GuestFwd: []vm.Forward{
-			{GuestPort: guestAPIPort, HostAddr: strings.TrimPrefix(w.cp.RESTConfig.Host, "https://")},
+			{GuestPort: guestAPIPort, HostAddr: w.apiserverAddr()},
 			{GuestPort: guestRegistryPort, HostAddr: w.reg.Host()},
 		},
 		HostFwd: []vm.Forward{{GuestPort: guestEtcdPort, HostAddr: etcdHost}},

@@ -118,6 +118,16 @@ func (w *world) createConfig(ctx context.Context, name, image string) *config {
 	return c
 }
 
+// apiserverAddr is the kube-apiserver's host:port on the host.
+func (w *world) apiserverAddr() string {
+	w.t.Helper()
+	u, err := url.Parse(w.cp.RESTConfig.Host)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return u.Host
+}
+
 // guestKubeconfig is the admin kubeconfig pointed at the apiserver's
 // guestfwd address; the server certificate is still checked against the
 // host name it was issued for.
