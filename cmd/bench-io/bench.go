@@ -307,6 +307,18 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 	}
 	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }()
 	res.Levers, res.Skipped = s.Applied(), s.Skipped()
+	// The double's transaction daemon does the writes (as rpm-ostreed does):
+	// the policy's cgroup and I/O class go on it, not on the CLI client.
+	daemon, err := node.StartDaemonProcess(ctx, b.c.rpmOstree, filepath.Join(b.c.dir, "rpm-ostreed-"+name+".log"))
+	if err != nil {
+		return res, err
+	}
+	defer func() { _ = daemon.Kill() }()
+	restore, err := s.ApplyToProcess(daemon.Pid())
+	if err != nil {
+		return res, fmt.Errorf("apply policy to the double's transaction daemon: %w", err)
+	}
+	defer func() { err = errors.Join(err, restore()) }()
 	cmd := exec.CommandContext(ctx, b.c.rpmOstree, "rebase", "--lock-finalization", "ostree-unverified-registry:"+b.image.Ref)
 	cmd.Env = append(os.Environ(), node.Env()...)
 	out, err := os.Create(filepath.Join(b.c.dir, "stage-"+name+".log"))
@@ -315,17 +327,8 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 	}
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
-	after, err := s.Hook()(cmd)
-	if err != nil {
-		return res, err
-	}
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("start the double: %w", err)
-	}
-	if err := after(cmd.Process.Pid); err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return res, fmt.Errorf("apply policy to the double: %w", err)
 	}
 	if err := cmd.Wait(); err != nil {
 		return res, fmt.Errorf("staging failed (see %s): %w", out.Name(), err)

@@ -32,20 +32,22 @@ import (
 )
 
 type flags struct {
-	nodeName    string
-	kubeconfig  string
-	root        string
-	ioPolicy    string
-	metricsAddr string
-	hostKind    string
-	rebootFile  string
-	bootIDFile  string
-	rpmOstree   string
-	sysroot     string
-	ioUnit      string
-	etcdMetrics string
-	resync      time.Duration
-	updateOrder string
+	nodeName          string
+	kubeconfig        string
+	root              string
+	ioPolicy          string
+	metricsAddr       string
+	hostKind          string
+	rebootFile        string
+	bootIDFile        string
+	rpmOstree         string
+	sysroot           string
+	ioUnit            string
+	etcdMetrics       string
+	hostRun           string
+	rpmOstreedPIDFile string
+	resync            time.Duration
+	updateOrder       string
 }
 
 func parseFlags() *flags {
@@ -61,8 +63,10 @@ func parseFlags() *flags {
 	flag.StringVar(&f.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
-	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for the rpm-ostree child")
+	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
 	flag.StringVar(&f.etcdMetrics, "etcd-metrics-url", "", "etcd's /metrics on this node, for the adaptive I/O governor (etcd's WAL fsync latency); empty: the disk's latency from /proc/diskstats")
+	flag.StringVar(&f.hostRun, "host-run", "/run", "the host's /run as the daemon sees it (ostree's staged deployment and its finalization lock live there)")
+	flag.StringVar(&f.rpmOstreedPIDFile, "rpm-ostreed-pid-file", "", "on hosts without systemd: pid file of rpm-ostree's transaction daemon, which the I/O policy then limits; empty: --io-unit or no process limits")
 	flag.DurationVar(&f.resync, "resync", time.Minute, "longest wait between two observations without a node event")
 	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
@@ -140,6 +144,8 @@ func run(ctx context.Context, f *flags) error {
 		Binary:        f.rpmOstree,
 		DefaultPolicy: f.ioPolicy,
 		PolicyOptions: ioOpts,
+		HostRun:       f.hostRun,
+		DaemonPIDFile: f.rpmOstreedPIDFile,
 	})
 
 	reg := prometheus.NewRegistry()

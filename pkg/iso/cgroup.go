@@ -187,3 +187,24 @@ func (c *StagingCgroup) Destroy(ctx context.Context) error {
 	}
 	return removeCgroup(ctx, c.path, parent)
 }
+
+// dirOf is the directory, in this cgroup's hierarchy, of the cgroup a
+// /proc/<pid>/cgroup file names.
+func (c *StagingCgroup) dirOf(procFile string) (string, error) {
+	own, err := cgroups.ParseCgroupFile(procFile)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", procFile, err)
+	}
+	if c.v2 {
+		return filepath.Join(c.root, own[""]), nil
+	}
+	return filepath.Join(c.root, own["blkio"]), nil
+}
+
+// moveTo moves a process (its thread group) into the cgroup at dir.
+func (c *StagingCgroup) moveTo(dir string, pid int) error {
+	if err := cgroups.WriteCgroupProc(dir, pid); err != nil {
+		return fmt.Errorf("move %d back to %s: %w", pid, dir, err)
+	}
+	return nil
+}

@@ -361,6 +361,60 @@ func (s *Session) Hook() func(cmd *exec.Cmd) (func(pid int) error, error) {
 	}
 }
 
+// TargetsProcess tells whether the policy acts on the writing process
+// itself (a direct cgroup or an I/O class), so that a writer must be named:
+// the staging child (Hook) or a running daemon (ApplyToProcess). With a
+// systemd unit the unit's properties apply instead.
+func (s *Session) TargetsProcess() bool {
+	return s.policy.opts.Unit == "" && (s.policy.knobs.IOPrio != nil || s.cgroup != nil)
+}
+
+// ApplyToProcess applies the policy's per-process knobs (the direct cgroup,
+// the I/O class) to a running process and all its threads: rpm-ostree's
+// transaction daemon on a host without systemd, where the stage's writes
+// happen (the CLI child Hook sees is only a client). It returns a function
+// that puts the process back into its cgroup and its threads' I/O classes
+// back; call it before Close, which removes the cgroup. With a systemd unit
+// as the writer it does nothing: the unit's properties apply.
+func (s *Session) ApplyToProcess(pid int) (restore func() error, err error) {
+	noop := func() error { return nil }
+	if !s.TargetsProcess() {
+		return noop, nil
+	}
+	var undo []func() error
+	restore = func() error {
+		var errs []error
+		for i := len(undo) - 1; i >= 0; i-- {
+			errs = append(errs, undo[i]())
+		}
+		return errors.Join(errs...)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, restore())
+			restore = noop
+		}
+	}()
+	if cg := s.cgroup; cg != nil {
+		home, err := cg.dirOf(fmt.Sprintf("/proc/%d/cgroup", pid))
+		if err != nil {
+			return nil, err
+		}
+		if err := cg.Attach(pid); err != nil {
+			return nil, err
+		}
+		undo = append(undo, func() error { return cg.moveTo(home, pid) })
+	}
+	if prio := s.policy.knobs.IOPrio; prio != nil {
+		orig, err := setThreadsIOPrio(pid, *prio)
+		undo = append(undo, func() error { return restoreThreadsIOPrio(pid, orig) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return restore, nil
+}
+
 // Close stops the governor, then puts every knob back from the session's
 // record (the same code that restores them after a crash), removes the
 // record and releases the host lock. It is idempotent and tries every step

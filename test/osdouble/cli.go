@@ -12,7 +12,8 @@ import (
 )
 
 // CommandRecord is one line of the command log (<run>/rpm-ostree/commands.log),
-// written for every mutating command, so tests can tell what ran.
+// written by the transaction daemon for every transaction it ran, so tests
+// can tell what ran. PID is the initiating client's.
 type CommandRecord struct {
 	Args     []string `json:"args"`
 	ClientID string   `json:"clientId,omitempty"`
