@@ -216,8 +216,21 @@ func (s *suite) powerLossDuringFinalize(ctx context.Context, t *testing.T) error
 	// The double asks for the reboot once the deployment is unlocked. The
 	// shutdown that follows may stop the guest agent before it answers:
 	// then the power goes a little later in the shutdown.
-	if _, err := s.w.node.Sh(ctx, 5*time.Minute, "while ! test -e /run/tandem-osdouble/reboot-requested; do sleep 0.05; done"); err != nil {
-		s.w.logf("scenario 5: no answer while waiting for the reboot request (%v): the shutdown is under way", err)
+	deadline := time.Now().Add(updateBound)
+	for {
+		r, err := s.w.node.Exec(ctx, 10*time.Second, "/usr/bin/test", "-e", "/run/tandem-osdouble/reboot-requested")
+		if err != nil {
+			s.w.logf("scenario 5: the guest agent stopped answering (%v): the shutdown is under way", err)
+			break
+		}
+		if r.Code == 0 {
+			s.w.logf("scenario 5: finalize-deployment asked for the reboot")
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("finalize-deployment never asked for the reboot within %s", updateBound)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	if err := s.powerLoss(ctx); err != nil {
 		return err
