@@ -12,7 +12,7 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e run \
-	bench-io bench-etcd-rollout bench-disruption crds clean image
+	bench-io bench-etcd-rollout bench-disruption crds clean image vm-deps vm-image test-vm vm-shell
 
 all: binaries
 
@@ -45,8 +45,8 @@ crds:
 verify:
 	hack/verify.sh
 
-## test: what CI runs: verify, unit, integration and e2e tests
-test: verify test-unit test-integration test-e2e
+## test: what CI runs: verify, unit, integration, e2e and VM node tests
+test: verify test-unit test-integration test-e2e test-vm
 
 test-unit:
 	$(GO) test -tags $(GO_TAGS) -count=1 -v ./... 2>&1 | hack/test-filter.sh
@@ -56,6 +56,28 @@ test-integration:
 
 test-e2e:
 	$(TOOLS) if compgen -G 'test/e2e/*_test.go' >/dev/null; then $(GO) test -tags e2e,$(GO_TAGS) -count=1 -timeout 40m -v ./test/e2e/... 2>&1 | hack/test-filter.sh; else echo "test-e2e: no e2e tests yet"; fi
+
+## vm-deps: the Debian packages the VM node needs (installed only when missing)
+vm-deps:
+	@missing=(); \
+	command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86); \
+	command -v qemu-img >/dev/null || missing+=(qemu-utils); \
+	command -v mmdebstrap >/dev/null || missing+=(mmdebstrap); \
+	command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs); \
+	if (($${#missing[@]})); then echo "vm-deps: installing $${missing[*]}"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$${missing[@]}"; fi
+
+## vm-image: build (or reuse) the VM node image in ~/.cache/tandem/vm; prints its directory
+vm-image: vm-deps
+	$(GO) run -tags $(GO_TAGS) ./test/vm/cmd/vm-image
+
+## test-vm: the real node in a QEMU VM (systemd, cgroup v2, reboots, power losses); docs/vm-node.md
+test-vm: vm-deps
+	$(TOOLS) $(GO) test -tags vm,$(GO_TAGS) -count=1 -timeout 120m -v ./test/vm/ 2>&1 | hack/test-filter.sh
+
+## vm-shell: boot one VM node and open its console (ARGS=-check: boot, reboot, power-cycle, timings)
+vm-shell: vm-deps
+	$(GO) run -tags $(GO_TAGS) ./test/vm/cmd/vm-shell $(ARGS)
 
 ## run: the main job on an embedded default (a local cluster and a rolling staged upgrade)
 run:

@@ -46,6 +46,7 @@ type flags struct {
 	rpmOstree         string
 	sysroot           string
 	ioUnit            string
+	etcdMetrics       string
 	hostRun           string
 	rpmOstreedPIDFile string
 	resync            time.Duration
@@ -69,6 +70,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
 	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
+	flag.StringVar(&f.etcdMetrics, "etcd-metrics-url", "", "etcd's /metrics on this node, for the adaptive I/O governor (etcd's WAL fsync latency); empty: the disk's latency from /proc/diskstats")
 	flag.StringVar(&f.hostRun, "host-run", "/run", "the host's /run as the daemon sees it (ostree's staged deployment and its finalization lock live there)")
 	flag.StringVar(&f.rpmOstreedPIDFile, "rpm-ostreed-pid-file", "", "on hosts without systemd: pid file of rpm-ostree's transaction daemon, which the I/O policy then limits; empty: --io-unit or no process limits")
 	flag.DurationVar(&f.resync, "resync", time.Minute, "longest wait between two observations without a node event")
@@ -101,7 +103,7 @@ func run(ctx context.Context, f *flags) error {
 	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
 	// cgroups, unit properties) changed: put them back first, before
 	// anything that needs the cluster.
-	ioOpts := iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit, StateDir: filepath.Join(f.root, daemon.StateDir, "iso")}
+	ioOpts := iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit, StateDir: filepath.Join(f.root, daemon.StateDir, "iso"), EtcdMetricsURL: f.etcdMetrics}
 	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
 		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
 	} else if len(restored) > 0 {
@@ -143,8 +145,16 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("--update-order: %w", err)
 	}
-	if _, err := iso.ParsePolicy(f.ioPolicy, ioOpts); err != nil {
+	pol, err := iso.ParsePolicy(f.ioPolicy, ioOpts)
+	if err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
+	}
+	if f.ioUnit != "" {
+		// The staging unit's drop-ins, before anything is staged: they live
+		// in /run, so every boot needs them laid again.
+		if _, err := iso.LayUnitDropIns(ctx, f.root, f.ioUnit, pol, true); err != nil {
+			klog.ErrorS(err, "Laying the staging unit's drop-ins failed; staging goes on without them", "unit", f.ioUnit)
+		}
 	}
 	osa := osupdate.New(osupdate.Options{
 		Binary:        f.rpmOstree,

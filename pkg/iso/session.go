@@ -64,6 +64,13 @@ type AppliedLever struct {
 func (p *Policy) Prepare(ctx context.Context) (_ *Session, err error) {
 	s := &Session{policy: p, levers: map[string]lever{}, skipped: map[string]string{}}
 	k, o := p.knobs, p.opts
+	if o.Unit != "" {
+		// With a unit as the writer its I/O class is one of its drop-ins;
+		// they apply from the unit's next start (see LayUnitDropIns).
+		if _, err := LayUnitDropIns(ctx, "/", o.Unit, p, false); err != nil {
+			return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
+		}
+	}
 	if !k.HostKnobs() {
 		klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name)
 		return s, nil

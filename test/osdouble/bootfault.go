@@ -16,3 +16,20 @@ func bootFails(d *Deployment) bool {
 	v, ok := d.CommitMeta[LabelBootFails]
 	return ok && v != "" && v != false
 }
+
+// bootFallback is the bootloader's fallback at boot: when the default
+// deployment carries LabelBootFails (and another one is there to fall back
+// to), the previous deployment becomes the default again and the failed one
+// the rollback, as greenboot's `rpm-ostree rollback` leaves them.
+func bootFallback(l layout) error {
+	st, err := loadState(layout{sysroot: l.sysroot})
+	if err != nil {
+		return err
+	}
+	d := st.boot.Deployments
+	if len(d) < 2 || !bootFails(&d[0]) {
+		return nil
+	}
+	d[0], d[1] = d[1], d[0]
+	return saveBootList(l, bootList{Deployments: d})
+}

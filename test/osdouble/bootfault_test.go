@@ -25,7 +25,7 @@ func TestBootFailingImageFallsBack(t *testing.T) {
 	if err != nil || staged == nil {
 		t.Fatalf("staged %v, %v", staged, err)
 	}
-	n.mustRun("finalize-deployment", staged.Checksum)
+	n.mustRun("finalize-deployment", staged.ImageDigest) // the default profile finalizes a container deployment by digest
 	if err := n.Reboot(); err != nil {
 		t.Fatal(err)
 	}

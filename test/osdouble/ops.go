@@ -481,32 +481,13 @@ func reboot(l layout, orderly bool) error {
 		return fmt.Errorf("reboot: %w: stop the node's rpm-ostree first", ErrTransactionInProgress)
 	}
 	defer unlockFile(f)
-	st, err := loadState(l)
-	if err != nil {
-		return err
+	if orderly {
+		if _, err := finalizeStaged(l); err != nil {
+			return err
+		}
 	}
-	if orderly && st.staged != nil && !st.locked() && st.staged.ID() != st.booted().ID() {
-		next := []Deployment{*st.staged, *st.booted()}
-		if bootFails(st.staged) {
-			// The bootloader fell back: the old deployment stays the
-			// default, the failed one is the rollback (see LabelBootFails).
-			next = []Deployment{*st.booted(), *st.staged}
-		}
-		for _, d := range st.boot.Deployments[1:] {
-			if d.Pinned && d.ID() != st.staged.ID() {
-				next = append(next, d)
-			}
-		}
-		if err := saveBootList(l, bootList{Deployments: next}); err != nil {
-			return err
-		}
-		rp, err := openRepo(l.repoDir())
-		if err != nil {
-			return err
-		}
-		if _, err := rp.prune(keepCommits(next, nil)); err != nil {
-			return err
-		}
+	if err := bootFallback(l); err != nil {
+		return err
 	}
 	return wipeDir(l.run)
 }
