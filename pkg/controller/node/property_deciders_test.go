@@ -64,7 +64,7 @@ func (p plannerWriter) SetAnnotation(_ context.Context, name, key, value string)
 
 // planPool is the node controller's sync of one pool.
 func (w *world) planPool(c *cluster) {
-	before := w.admissionsOf(c)
+	before, counted := w.admissionsOf(c), w.countedNow(c)
 	facts := node.Facts{Now: w.now()}
 	var etcdSnap *etcdSnapshot
 	if w.etcd != nil && c == w.tenant {
@@ -114,7 +114,7 @@ func (w *world) planPool(c *cluster) {
 			w.violate("grant %v is not the pool's target %s", g, c.pool.Target)
 		}
 	}
-	w.judge(c, "the node planner", before)
+	w.judge(c, "the node planner", before, counted)
 	if c == w.infra {
 		for _, n := range c.nodes {
 			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
@@ -164,19 +164,30 @@ func (w *world) checkPhysical() {
 	}
 }
 
-// tenantGate is the tenant controller's Gate: no grant to a node with an
-// open request (its update is applied with the maintenance).
+// tenantGate is the tenant controller's Gate over dpu.TenantGateVerdict.
 type tenantGate struct{ w *world }
 
 func (tenantGate) Name() string { return "HostMaintenance" }
 
-func (g tenantGate) MayDisrupt(_ node.PoolView, n node.NodeView) (bool, string) {
-	for _, hm := range g.w.hms {
-		if hm.Spec.NodeName == n.Name && !hm.Status.Phase.Terminal() {
-			return false, "HostMaintenance " + hm.Name + " is open"
+func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
+	w := g.w
+	var open []*dpuv1.HostMaintenance
+	for _, hm := range w.requestsFor(n.Name) {
+		if !hm.Status.Phase.Terminal() {
+			open = append(open, hm)
 		}
 	}
-	return true, ""
+	return dpu.TenantGateVerdict(dpu.TenantGateInput{Node: n, Pool: w.tenantPool(0), Requests: open,
+		AnnounceWait: announceWait, Now: w.now()})
+}
+
+// announceWait is the tenant controller's AnnounceWait in the simulation.
+const announceWait = 5 * time.Second
+
+func (w *world) tenantPool(maxU int) dpu.TenantPool {
+	c := w.tenant
+	return dpu.TenantPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused, MaxUnavailable: maxU,
+		TargetSince: w.targetSince[c.pool.Name]}
 }
 
 // infraGate is the infra controller's Gate over dpu.GateVerdict.
@@ -218,11 +229,11 @@ func (w *world) requestNames() []string {
 // the node writes and their expectations; then the statuses.
 func (w *world) decideTenant() {
 	c := w.tenant
-	before := w.admissionsOf(c)
+	before, counted := w.admissionsOf(c), w.countedNow(c)
 	c.adm.Lock()
 	now := w.now()
 	snap := dpu.TenantSnapshot{Now: now, Nodes: map[string]dpu.TenantNode{}, Pools: map[string]dpu.TenantPool{},
-		Drains: map[string]dpu.DrainState{}, CoalesceWait: 5 * time.Second}
+		Drains: map[string]dpu.DrainState{}, CoalesceWait: 5 * time.Second, AnnounceWait: announceWait}
 	for _, name := range w.requestNames() {
 		snap.Requests = append(snap.Requests, w.hms[name].DeepCopy())
 	}
@@ -233,7 +244,7 @@ func (w *world) decideTenant() {
 	if err != nil {
 		maxU = 1
 	}
-	snap.Pools[c.pool.Name] = dpu.TenantPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused, MaxUnavailable: maxU}
+	snap.Pools[c.pool.Name] = w.tenantPool(maxU)
 	for name, j := range c.drains {
 		snap.Drains[name] = dpu.DrainState{Running: !j.succeeded, Succeeded: j.succeeded}
 	}
@@ -252,7 +263,7 @@ func (w *world) decideTenant() {
 		if err := w.applyTenantNode(c, a, snap.Nodes[a.Node], now); err != nil {
 			// The sync fails before the statuses; the controller retries.
 			c.adm.Unlock()
-			w.judge(c, "the HostMaintenance decider", before)
+			w.judge(c, "the HostMaintenance decider", before, counted)
 			return
 		}
 	}
@@ -270,7 +281,7 @@ func (w *world) decideTenant() {
 		}
 		hm.Status = u.Status
 	}
-	w.judge(c, "the HostMaintenance decider", before)
+	w.judge(c, "the HostMaintenance decider", before, counted)
 }
 
 // tenantNodeOf is pkg/controller/dpu's (unexported) TenantNode of a node.
@@ -279,7 +290,7 @@ func tenantNodeOf(n *corev1.Node, pool string) dpu.TenantNode {
 	record, hasHold := a[constants.MaintenanceCordonAnnotation]
 	_, drainRecord := a[constants.CordonedByAdminAnnotation]
 	desiredDrain, lastDrain := a[constants.DesiredDrainAnnotation], a[constants.LastAppliedDrainAnnotation]
-	return dpu.TenantNode{
+	return dpu.TenantNode{ // no taints: DPU outages are not simulated
 		View: node.ViewOfNode(n), Pool: pool, HoldRecord: record, HasHold: hasHold,
 		UpdateDrain:   drainRecord || desiredDrain != lastDrain || strings.HasPrefix(desiredDrain, constants.DrainerStateDrain+"-"),
 		RebootRequest: a[constants.RebootRequestAnnotation], LastReboot: a[constants.LastRebootAnnotation],
@@ -328,6 +339,14 @@ func (w *world) applyTenantNode(c *cluster, a dpu.NodeAction, tn dpu.TenantNode,
 		if a.Config != "" {
 			c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
 		}
+	case dpu.NodeGrant:
+		if n.ann[constants.DesiredConfigAnnotation] != a.ExpectDesired {
+			return errConflict
+		}
+		n.ann[constants.DesiredConfigAnnotation] = a.Config
+		c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
+	case dpu.NodeTaint, dpu.NodeUntaint:
+		// DPU outages are not simulated.
 	case dpu.NodeRelease:
 		delete(c.drains, a.Node)
 		if rec, ok := n.ann[constants.MaintenanceCordonAnnotation]; !ok || rec != tn.HoldRecord {
@@ -346,22 +365,28 @@ func (w *world) applyTenantNode(c *cluster, a dpu.NodeAction, tn dpu.TenantNode,
 }
 
 // decideInfra is the infra controller's Sync of every DPU (leader mode,
-// drains asked ahead, host reboots on).
+// drains asked ahead, host reboots on). The requests are read fresh (the
+// real controller reads them through an informer of the tenant cluster).
 func (w *world) decideInfra() {
 	c := w.infra
 	for _, d := range c.nodes {
-		o := c.cache[d.name]
-		if o == nil {
-			continue
-		}
+		// The infra controller reads its node from the apiserver (its cycle
+		// annotation is its own write); the planner and the gate read caches.
+		o := d.object()
 		from, hasCycle := o.Annotations[constants.HostMaintenanceCycleAnnotation]
 		s := dpu.InfraSnapshot{
 			Pool: dpu.InfraPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused},
 			Node: node.ViewOfNode(o), Host: d.pair, CycleFrom: from, HasCycle: hasCycle,
 			Drain: w.hms[dpu.DrainRequestName(d.name)], Reboot: w.hms[dpu.RebootRequestName(d.name)],
+			Pair:       w.hms[dpu.PairRequestName(d.name)],
 			RebootHost: true, Ahead: true,
 		}
-		for _, a := range dpu.DecideInfra(s) {
+		acts := dpu.DecideInfra(s)
+		if w.debug && len(acts) > 0 {
+			fmt.Printf("step %d infra-decide %s cycle=%v/%q cur=%s des=%s state=%s ready=%v: %+v\n", w.step, d.name, hasCycle, from,
+				s.Node.Current, s.Node.Desired, s.Node.State, s.Node.Ready, acts)
+		}
+		for _, a := range acts {
 			if err := w.applyInfra(d, from, a); err != nil {
 				break
 			}
@@ -390,7 +415,7 @@ func (w *world) applyInfra(d *simNode, from string, a dpu.InfraAction) error {
 		w.hms[a.Name] = &dpuv1.HostMaintenance{
 			ObjectMeta: metav1.ObjectMeta{Name: a.Name, UID: types.UID(fmt.Sprint(w.hmSeq)),
 				CreationTimestamp: metav1.NewTime(w.now().Add(time.Duration(w.hmSeq) * time.Nanosecond))},
-			Spec: dpuv1.HostMaintenanceSpec{NodeName: d.pair, Action: a.Action},
+			Spec: dpuv1.HostMaintenanceSpec{NodeName: d.pair, Action: a.Action, Reason: a.Reason},
 		}
 	case dpu.DeleteRequest:
 		delete(w.hms, a.Name)

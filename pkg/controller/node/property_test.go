@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
 
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -84,7 +84,10 @@ import (
 // Whenever a decision admits a disruption (a grant, a hold, an admitted
 // request, a reboot request), the pool's count after it must be at most R1.
 
-var plannerSchedules = flag.Int("planner-schedules", 3000, "schedules the planner property test runs (make test-long: 20000)")
+var (
+	plannerSchedules = flag.Int("planner-schedules", 3000, "schedules the planner property test runs (make test-long: 20000)")
+	plannerSeed      = flag.Int("planner-seed", -1, "replay one schedule of the planner property test, printing every decision")
+)
 
 const (
 	chaosSteps = 150 // steps with random faults
@@ -113,26 +116,28 @@ type profile struct {
 
 type stats struct {
 	plans, grants, stages, moves, etcdHolds, pausedPlans, retargets, completed int
-	writeFaults, daemonFailures, reboots, powerLosses, flaps                  int
-	admitted, coalesced, infraGrants, memberLosses, addressMapped             int
-	byKind                                                                    [3]int
+	writeFaults, daemonFailures, reboots, powerLosses, flaps                   int
+	admitted, coalesced, infraGrants, memberLosses, addressMapped              int
+	byKind                                                                     [3]int
 }
 
 type world struct {
-	ctx     context.Context
-	rng     *rand.Rand
-	kind    scheduleKind
-	tenant  *cluster
-	infra   *cluster
-	etcd    *simEtcd
-	hms     map[string]*dpuv1.HostMaintenance
-	hmSeq   int
-	step    int
-	calm    bool
-	cfgSeq  map[string]int
-	nameSeq int
-	profile profile
-	stats   *stats
+	ctx    context.Context
+	rng    *rand.Rand
+	kind   scheduleKind
+	tenant *cluster
+	infra  *cluster
+	etcd   *simEtcd
+	hms    map[string]*dpuv1.HostMaintenance
+	hmSeq  int
+	step   int
+	calm   bool
+	cfgSeq map[string]int
+	// targetSince is when each pool's target was rendered.
+	targetSince map[string]time.Time
+	nameSeq     int
+	profile     profile
+	stats       *stats
 
 	failures []string
 	debug    bool // print each decision (TestDebugSeed)
@@ -140,7 +145,8 @@ type world struct {
 
 func newWorld(seed uint64, st *stats) *world {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	w := &world{ctx: klog.NewContext(context.Background(), logr.Discard()), rng: rng, stats: st, hms: map[string]*dpuv1.HostMaintenance{}, cfgSeq: map[string]int{}}
+	w := &world{ctx: klog.NewContext(context.Background(), logr.Discard()), rng: rng, stats: st, hms: map[string]*dpuv1.HostMaintenance{}, cfgSeq: map[string]int{},
+		targetSince: map[string]time.Time{}}
 	w.kind = scheduleKind(rng.IntN(3))
 	st.byKind[w.kind]++
 	w.profile = profile{
@@ -255,6 +261,7 @@ func (w *world) nextConfig(c *cluster, first bool) string {
 
 func (w *world) retarget(c *cluster) {
 	c.pool.Target = w.nextConfig(c, false)
+	w.targetSince[c.pool.Name] = w.now()
 }
 
 func (w *world) now() time.Time { return epoch.Add(time.Duration(w.step) * time.Second) }
@@ -368,6 +375,9 @@ func (w *world) run() {
 		}
 	}
 	for _, hm := range w.hms {
+		if !hm.Spec.Action.Holds() {
+			continue
+		}
 		stuck = append(stuck, fmt.Sprintf("request %s (%s %s, %s: %s)", hm.Name, hm.Spec.Action, hm.Spec.NodeName, hm.Status.Phase, hm.Status.Message))
 	}
 	w.violate("rollouts to %s did not finish %d steps after the faults stopped: %s", w.targets(), calmSteps, strings.Join(stuck, "; "))
@@ -409,7 +419,12 @@ func (w *world) finished() bool {
 			}
 		}
 	}
-	return len(w.hms) == 0
+	for _, hm := range w.hms {
+		if hm.Spec.Action.Holds() {
+			return false
+		}
+	}
+	return true
 }
 
 // oracleMaxUnavailable is R1, from the pool's value as a person wrote it.
@@ -476,7 +491,7 @@ func (w *world) counts(c *cluster, n *simNode) string {
 
 func (w *world) admittedRequest(nodeName string) bool {
 	for _, hm := range w.hms {
-		if hm.Spec.NodeName == nodeName {
+		if hm.Spec.NodeName == nodeName && hm.Spec.Action.Holds() {
 			switch hm.Status.Phase {
 			case dpuv1.PhaseDraining, dpuv1.PhaseDrained, dpuv1.PhaseRebooting:
 				return true
@@ -490,6 +505,17 @@ func (w *world) admittedRequest(nodeName string) bool {
 // desiredConfig, hold, rebootRequest and admitted requests.
 type admissions map[string]string
 
+// countedNow is the set of c's nodes the oracle counts now.
+func (w *world) countedNow(c *cluster) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range c.nodes {
+		if w.counts(c, n) != "" {
+			out[n.name] = true
+		}
+	}
+	return out
+}
+
 func (w *world) admissionsOf(c *cluster) admissions {
 	out := admissions{}
 	for _, n := range c.nodes {
@@ -501,12 +527,14 @@ func (w *world) admissionsOf(c *cluster) admissions {
 }
 
 // judge applies the oracle after one decider's decision on cluster c: if
-// it admitted a disruption, the pool's count must be within R1.
-func (w *world) judge(c *cluster, who string, before admissions) {
+// it admitted a disruption on a node that did not count before, the pool's
+// count must be within R1. (Admitting more on a node already disrupted, say
+// a reboot of a held node, adds nothing.)
+func (w *world) judge(c *cluster, who string, before admissions, countedBefore map[string]bool) {
 	after := w.admissionsOf(c)
 	var admitted []string
 	for name, a := range after {
-		if b, ok := before[name]; ok && a != b && w.isAdmission(c, name, b, a) {
+		if b, ok := before[name]; ok && a != b && !countedBefore[name] && w.isAdmission(c, name, b, a) {
 			admitted = append(admitted, name)
 		}
 	}
@@ -538,6 +566,15 @@ func TestPlannerInvariants(t *testing.T) {
 	if testing.Short() {
 		schedules = 300
 	}
+	if *plannerSeed >= 0 {
+		w := newWorld(uint64(*plannerSeed), &stats{})
+		w.debug = true
+		w.run()
+		for _, f := range w.failures {
+			t.Error(f)
+		}
+		return
+	}
 	violations := 0
 	st := &stats{}
 	for seed := range uint64(schedules) {
@@ -552,9 +589,9 @@ func TestPlannerInvariants(t *testing.T) {
 	}
 	fmt.Printf("planner-coverage: plans=%d grants=%d stages=%d move_leader=%d etcd_held_plans=%d paused_plans=%d retargets=%d "+
 		"write_faults=%d daemon_failures=%d reboots=%d power_losses=%d flaps=%d admitted_requests=%d coalesced=%d infra_grants=%d "+
-		"member_losses=%d address_mapped=%d completed=%d kinds=%v\n",
+		"member_losses=%d address_mapped=%d completed=%d workers_cp_dpu=%d/%d/%d\n",
 		st.plans, st.grants, st.stages, st.moves, st.etcdHolds, st.pausedPlans, st.retargets, st.writeFaults, st.daemonFailures,
-		st.reboots, st.powerLosses, st.flaps, st.admitted, st.coalesced, st.infraGrants, st.memberLosses, st.addressMapped, st.completed, st.byKind)
+		st.reboots, st.powerLosses, st.flaps, st.admitted, st.coalesced, st.infraGrants, st.memberLosses, st.addressMapped, st.completed, st.byKind[kindWorkers], st.byKind[kindControlPlane], st.byKind[kindDPU])
 	if st.grants == 0 || st.moves == 0 || st.etcdHolds == 0 || st.pausedPlans == 0 || st.admitted == 0 || st.infraGrants == 0 ||
 		st.writeFaults == 0 || st.memberLosses == 0 || st.addressMapped == 0 || st.coalesced == 0 {
 		t.Errorf("the schedules did not reach every rule: %+v", *st)

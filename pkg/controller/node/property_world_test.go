@@ -44,8 +44,8 @@ type simNode struct {
 	ann           map[string]string // the Node's annotations
 	unschedulable bool
 	cordonBy      string // who last set unschedulable: cordonByDecider or cordonByDrain
-	flap          int  // steps left NotReady after an outside fault (kubelet, network)
-	netDown       bool // a host whose DPU reboots has no network
+	flap          int    // steps left NotReady after an outside fault (kubelet, network)
+	netDown       bool   // a host whose DPU reboots has no network
 	// The machine.
 	booted     string // booted image
 	staged     *daemon.Deployment
@@ -70,7 +70,7 @@ func (n *simNode) object() *corev1.Node {
 	o := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: n.name, Labels: n.labels, Annotations: maps.Clone(n.ann),
 			CreationTimestamp: metav1.NewTime(n.created)},
-		Spec: corev1.NodeSpec{Unschedulable: n.unschedulable},
+		Spec:   corev1.NodeSpec{Unschedulable: n.unschedulable},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}},
 	}
 	for _, a := range n.addrs {
