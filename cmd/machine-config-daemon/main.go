@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -31,20 +32,22 @@ import (
 )
 
 type flags struct {
-	nodeName    string
-	kubeconfig  string
-	root        string
-	ioPolicy    string
-	metricsAddr string
-	hostKind    string
-	rebootFile  string
-	bootIDFile  string
-	cmdline     string
-	rpmOstree   string
-	sysroot     string
-	ioUnit      string
-	resync      time.Duration
-	updateOrder string
+	nodeName          string
+	kubeconfig        string
+	root              string
+	ioPolicy          string
+	metricsAddr       string
+	hostKind          string
+	rebootFile        string
+	bootIDFile        string
+	cmdline           string
+	rpmOstree         string
+	sysroot           string
+	ioUnit            string
+	hostRun           string
+	rpmOstreedPIDFile string
+	resync            time.Duration
+	updateOrder       string
 }
 
 func parseFlags() *flags {
@@ -61,7 +64,9 @@ func parseFlags() *flags {
 	flag.StringVar(&f.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
-	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for the rpm-ostree child")
+	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
+	flag.StringVar(&f.hostRun, "host-run", "/run", "the host's /run as the daemon sees it (ostree's staged deployment and its finalization lock live there)")
+	flag.StringVar(&f.rpmOstreedPIDFile, "rpm-ostreed-pid-file", "", "on hosts without systemd: pid file of rpm-ostree's transaction daemon, which the I/O policy then limits; empty: --io-unit or no process limits")
 	flag.DurationVar(&f.resync, "resync", time.Minute, "longest wait between two observations without a node event")
 	flag.StringVar(&f.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
@@ -83,6 +88,15 @@ func main() {
 }
 
 func run(ctx context.Context, f *flags) error {
+	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
+	// cgroups, unit properties) changed: put them back first, before
+	// anything that needs the cluster.
+	ioOpts := iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit, StateDir: filepath.Join(f.root, daemon.StateDir, "iso")}
+	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
+		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
+	} else if len(restored) > 0 {
+		klog.InfoS("Restored the I/O knobs of an interrupted stage", "knobs", len(restored))
+	}
 	if f.nodeName == "" {
 		return errors.New("--node-name (or $NODE_NAME) is required")
 	}
@@ -115,13 +129,15 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("--update-order: %w", err)
 	}
-	if _, err := iso.ParsePolicy(f.ioPolicy, iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit}); err != nil {
+	if _, err := iso.ParsePolicy(f.ioPolicy, ioOpts); err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
 	}
 	osa := osupdate.New(osupdate.Options{
 		Binary:        f.rpmOstree,
 		DefaultPolicy: f.ioPolicy,
-		PolicyOptions: iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit},
+		PolicyOptions: ioOpts,
+		HostRun:       f.hostRun,
+		DaemonPIDFile: f.rpmOstreedPIDFile,
 	})
 
 	reg := prometheus.NewRegistry()

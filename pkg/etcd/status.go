@@ -109,6 +109,21 @@ func (s *Status) Leader() string { return s.leader }
 // LeaderID is the leader member's ID (0 if none).
 func (s *Status) LeaderID() uint64 { return s.leaderID }
 
+// AllFollowLeader reports whether every member answered and names the
+// leader as its own: no member is still without a leader, or following an
+// old one, after a leader change.
+func (s *Status) AllFollowLeader() bool {
+	if s.err != nil {
+		return false
+	}
+	for _, m := range s.byName {
+		if m.StatusErr != nil || m.Leader != s.leaderID {
+			return false
+		}
+	}
+	return true
+}
+
 // Members lists member names, sorted.
 func (s *Status) Members() []string { return slices.Clone(s.names) }
 

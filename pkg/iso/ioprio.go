@@ -1,6 +1,7 @@
 package iso
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,4 +163,58 @@ func ApplyIOPrio(pid int, p IOPrio) error {
 		}
 	}
 	return nil
+}
+
+// setThreadsIOPrio gives p to every thread of a running process that was
+// not started in its own process group, and returns their classes before.
+// Threads it creates later inherit the class of the thread that creates
+// them; a few passes catch those created meanwhile.
+func setThreadsIOPrio(pid int, p IOPrio) (map[int]IOPrio, error) {
+	orig := map[int]IOPrio{}
+	for pass := 0; pass < 3; pass++ {
+		tids, err := Threads(pid)
+		if err != nil {
+			return orig, err
+		}
+		changed := 0
+		for _, tid := range tids {
+			got, err := GetThreadIOPrio(tid)
+			if err != nil {
+				continue // the thread exited
+			}
+			if _, seen := orig[tid]; !seen {
+				orig[tid] = got
+			}
+			if got != p {
+				if err := SetThreadIOPrio(tid, p); err != nil {
+					return orig, err
+				}
+				changed++
+			}
+		}
+		if changed == 0 {
+			break
+		}
+	}
+	return orig, nil
+}
+
+// restoreThreadsIOPrio puts back the classes setThreadsIOPrio found; a
+// thread born since gets the main thread's.
+func restoreThreadsIOPrio(pid int, orig map[int]IOPrio) error {
+	tids, err := Threads(pid)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, tid := range tids {
+		p, ok := orig[tid]
+		if !ok {
+			p = orig[pid]
+		}
+		if err := SetThreadIOPrio(tid, p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -20,7 +20,8 @@ import (
 const (
 	DefaultBinary      = "rpm-ostree"
 	DefaultClientID    = "tandem-machine-config-daemon"
-	DefaultCancelGrace = 10 * time.Second
+	DefaultCancelGrace = 30 * time.Second
+	DefaultHostRun     = "/run"
 	envClientID        = "RPMOSTREE_CLIENT_ID"
 )
 
@@ -40,14 +41,19 @@ type Options struct {
 	StartHook func(cmd *exec.Cmd) (afterStart func(pid int) error, err error)
 	// OnProgress, if set, receives Stage's progress as rpm-ostree reports it.
 	OnProgress func(StageProgress)
-	// CancelGrace is how long a cancelled invocation has between SIGTERM and
-	// SIGKILL; default DefaultCancelGrace.
+	// CancelGrace bounds each step of a cancellation: the client's wait for
+	// its cancelled transaction to end after SIGINT, then `rpm-ostree
+	// cancel`; default DefaultCancelGrace.
 	CancelGrace time.Duration
+	// HostRun is the host's /run as this process sees it (where ostree
+	// keeps the staged deployment); default DefaultHostRun.
+	HostRun string
 }
 
 // Client runs rpm-ostree.
 type Client struct {
 	opts Options
+	rel  *releaseCache
 }
 
 // NewClient returns a Client with o's defaults filled in.
@@ -61,8 +67,22 @@ func NewClient(o Options) *Client {
 	if o.CancelGrace <= 0 {
 		o.CancelGrace = DefaultCancelGrace
 	}
-	return &Client{opts: o}
+	if o.HostRun == "" {
+		o.HostRun = DefaultHostRun
+	}
+	return &Client{opts: o, rel: &releaseCache{}}
 }
+
+// With returns a client with other hooks that shares c's knowledge of the
+// rpm-ostree release.
+func (c *Client) With(hook func(cmd *exec.Cmd) (func(pid int) error, error), progress func(StageProgress)) *Client {
+	o := c.opts
+	o.StartHook, o.OnProgress = hook, progress
+	return &Client{opts: o, rel: c.rel}
+}
+
+// mutating are the verbs that run a transaction in rpm-ostreed.
+var mutating = map[string]bool{"rebase": true, "deploy": true, "finalize-deployment": true, "cleanup": true, "kargs": true}
 
 // run invokes rpm-ostree with args and returns its stdout. onLine, if set,
 // gets each stdout line as it is printed. A failure is a *CommandError;
@@ -72,8 +92,10 @@ func (c *Client) run(ctx context.Context, onLine func(string), args ...string) (
 	logger.V(2).Info("Running rpm-ostree", "args", args)
 	cmd := exec.CommandContext(ctx, c.opts.Binary, args...)
 	cmd.Env = append(append(os.Environ(), envClientID+"="+c.opts.ClientID), c.opts.Env...)
-	// Give rpm-ostree the chance to cancel its transaction cleanly.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	// SIGINT is the one signal on which rpm-ostree's client cancels its
+	// transaction (and waits for it to end); SIGTERM would only kill the
+	// client and leave the transaction running in rpm-ostreed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = c.opts.CancelGrace
 	var stdout, stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -135,7 +157,35 @@ func (c *Client) run(ctx context.Context, onLine func(string), args ...string) (
 		cmdErr.Stderr = err.Error()
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return stdout.Bytes(), fmt.Errorf("%w: %w", ctxErr, cmdErr)
+		err := fmt.Errorf("%w: %w", ctxErr, cmdErr)
+		if len(args) > 0 && mutating[args[0]] {
+			err = errors.Join(err, c.settleCancelled(ctx))
+		}
+		return stdout.Bytes(), err
 	}
 	return stdout.Bytes(), cmdErr
+}
+
+// settleCancelled makes sure a transaction the caller gave up on has ended:
+// the client normally waits for that after SIGINT, but one killed at the end
+// of CancelGrace may not have; then `rpm-ostree cancel` cancels it and waits.
+func (c *Client) settleCancelled(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	st, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("checking that the cancelled transaction ended: %w", err)
+	}
+	if st.Transaction == nil {
+		return nil
+	}
+	klog.FromContext(ctx).Info("Cancelling the rpm-ostree transaction left running", "transaction", *st.Transaction)
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CancelGrace)
+	defer cancel()
+	if _, err := c.run(cctx, nil, "cancel"); err != nil {
+		return fmt.Errorf("rpm-ostree cancel: %w", err)
+	}
+	if st, err = c.Status(ctx); err == nil && st.Transaction != nil {
+		err = fmt.Errorf("transaction %v still running after rpm-ostree cancel", *st.Transaction)
+	}
+	return err
 }

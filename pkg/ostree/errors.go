@@ -18,6 +18,9 @@ var (
 	ErrTransactionInProgress = errors.New("rpm-ostree transaction in progress")
 	// ErrAlreadyUnlocked: the staged deployment was already unlocked.
 	ErrAlreadyUnlocked = errors.New("staged deployment already unlocked")
+	// ErrRebootBlocked: a systemd inhibitor lock in block mode stops the
+	// reboot finalize-deployment would start; nothing was unlocked.
+	ErrRebootBlocked = errors.New("reboot blocked by a systemd inhibitor lock")
 	// ErrAlreadyBooted is returned by Stage when the booted deployment already
 	// carries the image: there is nothing to stage.
 	ErrAlreadyBooted = errors.New("image already booted")
@@ -34,6 +37,8 @@ func stderrMarker(target error) string {
 		return "Transaction in progress"
 	case ErrAlreadyUnlocked:
 		return "Staged deployment already unlocked"
+	case ErrRebootBlocked:
+		return "Reboot blocked by a systemd inhibitor lock in `block` mode"
 	}
 	return ""
 }

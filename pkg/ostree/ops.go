@@ -11,13 +11,24 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Status runs `rpm-ostree status --json`.
+// Status runs `rpm-ostree status --json`. The staged deployment's
+// FinalizationLocked is filled in from ostree's own record when rpm-ostree
+// does not show it (see lock.go), so it is right on every release.
 func (c *Client) Status(ctx context.Context) (*Status, error) {
 	out, err := c.run(ctx, nil, "status", "--json")
 	if err != nil {
 		return nil, err
 	}
-	return ParseStatus(out)
+	st, err := ParseStatus(out)
+	if err != nil {
+		return nil, err
+	}
+	if d := st.StagedDeployment(); d != nil && !d.FinalizationLocked {
+		if d.FinalizationLocked, err = stagedFileLocked(c.opts.HostRun, d); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 // Version runs `rpm-ostree --version`.
@@ -40,11 +51,11 @@ func (c *Client) Version(ctx context.Context) (*rpmostreeclient.VersionData, err
 // same digest is already staged and locked it does nothing; any other staged
 // deployment is removed first (`cleanup -p`). It runs
 // `rpm-ostree rebase --lock-finalization ostree-unverified-registry:<ref>`,
-// or `rpm-ostree deploy --lock-finalization <digest>` when the booted
-// deployment already follows that exact reference (a rebase would fail with
-// "Old and new refs are equal"). When the booted deployment already carries
-// the image, nothing gets staged: Stage returns the booted deployment and
-// ErrAlreadyBooted.
+// or, on rpm-ostree >= 2025.7, `rpm-ostree deploy --lock-finalization
+// <digest>` when the booted deployment's origin already names that
+// reference (a rebase would fail with "Old and new refs are equal"). When
+// the booted deployment already carries the image, nothing runs: Stage
+// returns the booted deployment and ErrAlreadyBooted.
 func (c *Client) Stage(ctx context.Context, imageRef string) (*Deployment, error) {
 	dgst, err := validateStageRef(imageRef)
 	if err != nil {
@@ -55,6 +66,16 @@ func (c *Client) Stage(ctx context.Context, imageRef string) (*Deployment, error
 	if err != nil {
 		return nil, err
 	}
+	if b, err := st.Booted(); err == nil && b.ImageDigest() == dgst {
+		// Nothing to pull; another staged deployment would boot instead.
+		if st.StagedDeployment() != nil {
+			logger.Info("The booted deployment carries the image: removing the staged deployment")
+			if err := c.CleanupPending(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return b, ErrAlreadyBooted
+	}
 	plan, err := planStage(st, imageRef, dgst)
 	if err != nil {
 		return nil, err
@@ -62,6 +83,16 @@ func (c *Client) Stage(ctx context.Context, imageRef string) (*Deployment, error
 	if plan.alreadyStaged != nil {
 		logger.V(2).Info("Image already staged and locked", "checksum", plan.alreadyStaged.Checksum)
 		return plan.alreadyStaged, nil
+	}
+	if plan.args[0] == "deploy" {
+		rel, err := c.Release(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !rel.AtLeast(releaseContainerDigests.Year, releaseContainerDigests.Minor) {
+			return nil, fmt.Errorf("stage %s: the booted deployment follows %s but carries %q; rpm-ostree %s cannot deploy another digest of it (needs %s)",
+				imageRef, UnverifiedRegistryTransport+imageRef, plan.bootedDigest, rel, releaseContainerDigests)
+		}
 	}
 	if plan.cleanup {
 		logger.Info("Removing the staged deployment first")
@@ -90,8 +121,11 @@ func (c *Client) Stage(ctx context.Context, imageRef string) (*Deployment, error
 		}
 		return nil, fmt.Errorf("stage %s: rpm-ostree succeeded but no deployment is staged", imageRef)
 	}
-	if staged.ImageDigest() != dgst {
-		return nil, fmt.Errorf("stage %s: the staged deployment carries %q", imageRef, staged.ImageDigest())
+	if got := staged.ImageDigest(); got != dgst {
+		if got == "" {
+			return nil, fmt.Errorf("stage %s: cannot tell which image the staged deployment %s carries: status has neither container-image-reference-digest nor ostree.manifest-digest", imageRef, staged.ID)
+		}
+		return nil, fmt.Errorf("stage %s: the staged deployment carries %q", imageRef, got)
 	}
 	if !staged.FinalizationLocked {
 		return nil, fmt.Errorf("stage %s: the staged deployment is not finalization-locked", imageRef)
@@ -121,6 +155,8 @@ type stagePlan struct {
 	cleanup bool
 	// args stage the image.
 	args []string
+	// bootedDigest is what the booted deployment carries (for messages).
+	bootedDigest string
 }
 
 // planStage decides how to stage imageRef (pinned to dgst). After a cleanup
@@ -132,7 +168,7 @@ func planStage(st *Status, imageRef, dgst string) (stagePlan, error) {
 	if err != nil {
 		return stagePlan{}, err
 	}
-	var plan stagePlan
+	plan := stagePlan{bootedDigest: booted.ImageDigest()}
 	if staged := st.StagedDeployment(); staged != nil {
 		if staged.ImageDigest() == dgst && staged.FinalizationLocked {
 			return stagePlan{alreadyStaged: staged}, nil
@@ -149,11 +185,15 @@ func planStage(st *Status, imageRef, dgst string) (stagePlan, error) {
 }
 
 // Finalize unlocks the staged deployment and has rpm-ostree reboot into it:
-// `rpm-ostree finalize-deployment <checksum>`. want is the staged
-// deployment's base checksum (rpm-ostree's rule: a mismatch is an error and
-// nothing changes) or the digest of the image it must carry ("sha256:...").
-// A staged deployment already unlocked (an earlier Finalize whose reboot has
-// not happened yet) is finalized again (--allow-unlocked).
+// `rpm-ostree finalize-deployment <expected>`. want names the deployment
+// that must be staged: its base checksum, or the digest of the image it
+// carries ("sha256:..."); a mismatch is an error naming both, and nothing
+// changes. The argument rpm-ostree expects depends on its release: from
+// 2025.7 on, a container deployment's image digest (when rpm-ostree can
+// query the image, which status shows as container-image-reference-digest);
+// before, and otherwise, the base checksum. A staged deployment already
+// unlocked (an earlier Finalize whose reboot has not happened yet) is
+// finalized again (--allow-unlocked).
 func (c *Client) Finalize(ctx context.Context, want string) error {
 	if !IsDigest(want) && !IsChecksum(want) {
 		return fmt.Errorf("finalize: %q is neither an image digest nor a commit checksum", want)
@@ -166,19 +206,27 @@ func (c *Client) Finalize(ctx context.Context, want string) error {
 	if staged == nil {
 		return fmt.Errorf("finalize %s: %w", want, ErrNoStagedDeployment)
 	}
-	checksum := want
 	if IsDigest(want) {
 		if got := staged.ImageDigest(); got != want {
-			return fmt.Errorf("finalize %s: the staged deployment carries %q: %w", want, got, ErrChecksumMismatch)
+			return fmt.Errorf("finalize %s: the staged deployment %s carries image %q, not %s: %w", want, staged.ID, got, want, ErrChecksumMismatch)
 		}
-		checksum = staged.GetBaseChecksum()
+	} else if got := staged.GetBaseChecksum(); got != want {
+		return fmt.Errorf("finalize %s: the staged deployment's base checksum is %s, not %s: %w", want, got, want, ErrChecksumMismatch)
+	}
+	rel, err := c.Release(ctx)
+	if err != nil {
+		return err
+	}
+	expected := staged.GetBaseChecksum()
+	if rel.AtLeast(releaseContainerDigests.Year, releaseContainerDigests.Minor) && staged.ContainerImageReferenceDigest != "" {
+		expected = staged.ContainerImageReferenceDigest
 	}
 	args := []string{"finalize-deployment"}
 	if !staged.FinalizationLocked {
 		args = append(args, "--allow-unlocked")
 	}
-	args = append(args, checksum)
-	klog.FromContext(ctx).Info("Finalizing the staged deployment", "checksum", checksum, "version", staged.Version)
+	args = append(args, expected)
+	klog.FromContext(ctx).Info("Finalizing the staged deployment", "expected", expected, "checksum", staged.GetBaseChecksum(), "version", staged.Version, "rpmOstree", rel)
 	_, err = c.run(ctx, nil, args...)
 	return err
 }

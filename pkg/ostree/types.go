@@ -37,8 +37,6 @@ type Deployment struct {
 	ContainerImageReferenceDigest string `json:"container-image-reference-digest,omitempty"`
 	// BaseCommitMeta is the base commit's metadata.
 	BaseCommitMeta map[string]any `json:"base-commit-meta,omitempty"`
-	// PendingBaseChecksum, on the booted deployment, is the staged one's base.
-	PendingBaseChecksum string `json:"pending-base-checksum,omitempty"`
 }
 
 // deploymentExtra holds the fields Deployment adds, for decoding.
@@ -48,7 +46,6 @@ type deploymentExtra struct {
 	BaseChecksum                  *string        `json:"base-checksum"`
 	ContainerImageReferenceDigest string         `json:"container-image-reference-digest"`
 	BaseCommitMeta                map[string]any `json:"base-commit-meta"`
-	PendingBaseChecksum           string         `json:"pending-base-checksum"`
 }
 
 // UnmarshalJSON decodes both the library's fields and the added ones, so the
@@ -68,7 +65,6 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 		Pinned:                        extra.Pinned,
 		ContainerImageReferenceDigest: extra.ContainerImageReferenceDigest,
 		BaseCommitMeta:                extra.BaseCommitMeta,
-		PendingBaseChecksum:           extra.PendingBaseChecksum,
 	}
 	if extra.BaseChecksum != nil {
 		d.BaseChecksum = *extra.BaseChecksum
@@ -86,25 +82,52 @@ func (d *Deployment) GetBaseChecksum() string {
 }
 
 // ImageDigest returns the manifest digest of the image the deployment
-// carries: container-image-reference-digest, or else the digest its
-// container-image-reference is pinned to; "" for non-container deployments
-// or references by tag.
+// carries: container-image-reference-digest, else the ostree.manifest-digest
+// ostree-ext records in the image's commit; "" when neither is known or the
+// deployment is not a container one. The digest a container-image-reference
+// is pinned to is never used: after `deploy <digest>` (rpm-ostree >= 2025.7)
+// the reference keeps its old digest, and container-image-reference-digest
+// can be missing (upstream issue #4185, non-fatal since).
 func (d *Deployment) ImageDigest() string {
+	if d.ContainerImageReference == "" {
+		return ""
+	}
 	if d.ContainerImageReferenceDigest != "" {
 		return d.ContainerImageReferenceDigest
 	}
-	if d.ContainerImageReference == "" || !strings.Contains(d.ContainerImageReference, ":") {
-		return "" // imgref.Parse panics without a ':'
+	if dg, _ := d.BaseCommitMeta["ostree.manifest-digest"].(string); IsDigest(dg) {
+		return dg
+	}
+	return ""
+}
+
+// Image returns the image the deployment carries as a MachineConfig names
+// it, "host/repo@sha256:...": the repository of its
+// container-image-reference with any transport stripped as the MCO does
+// (imgref.Parse, then the image; ostree-unverified-image:containers-storage:
+// included, which the MCO uses for images from local storage), pinned to
+// ImageDigest. "" for a non-container deployment or an unknown digest.
+func (d *Deployment) Image() string {
+	dgst := d.ImageDigest()
+	if dgst == "" || !strings.Contains(d.ContainerImageReference, ":") {
+		return ""
 	}
 	ref, err := imgref.Parse(d.ContainerImageReference)
 	if err != nil {
 		return ""
 	}
-	dgst, err := ImageDigest(ref.Imgref.Image)
-	if err != nil {
-		return ""
+	return repository(ref.Imgref.Image) + "@" + dgst
+}
+
+// repository strips a tag or digest from an image name.
+func repository(name string) string {
+	if i := strings.LastIndex(name, "@"); i >= 0 {
+		return name[:i]
 	}
-	return dgst
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		return name[:i]
+	}
+	return name
 }
 
 // CarriesImage tells whether the deployment was made from imageRef

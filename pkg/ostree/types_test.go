@@ -40,6 +40,11 @@ func TestParseRealStatusFixtures(t *testing.T) {
 		{file: "zincati-rpm-ostree-status.json", deployments: 1,
 			bootedChecksum: "ce718b90ce19c2cac07fa45efdce91aad208a508c98e9f7f572f5aaba76f569a",
 			bootedBase:     "41af286dc0b172ed2f1ca934fd2278de4a1192302ffa07087cea2682e7d372e3"},
+		{file: "zincati-fcos43-rpm-ostree-2025.11-status.json", deployments: 1,
+			bootedChecksum: "36ff46d732a070a1bf10f7157f764e316f99a836dcdbf56702798e5042411fe9",
+			bootedBase:     "36ff46d732a070a1bf10f7157f764e316f99a836dcdbf56702798e5042411fe9",
+			bootedDigest:   "sha256:ca99893c80a7b84dd84d4143bd27538207c2f38ab6647a58d9c8caa251f9a087",
+			driver:         "Zincati"},
 		{file: "insights-core-rhcos-status.json", deployments: 1,
 			bootedChecksum: "40948b845a13349cb0d57400eebdcfdf72bb8521636a1f067fb22d92b0b73b41",
 			bootedBase:     "40948b845a13349cb0d57400eebdcfdf72bb8521636a1f067fb22d92b0b73b41",
@@ -126,29 +131,47 @@ func TestParseRealStatusFixtures(t *testing.T) {
 
 func TestDeploymentImageDigest(t *testing.T) {
 	const d = "sha256:90780b08939d913d9cfc5565eecdd12055dd57301b2109985e149830a92ed6b1"
+	const other = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 	tests := []struct {
 		name       string
 		ref, field string
+		meta       map[string]any
 		want       string
+		image      string
 	}{
-		{"digest field wins", "ostree-unverified-registry:q.io/os:latest", d, d},
-		{"pinned reference", "ostree-unverified-registry:q.io/os@" + d, "", d},
-		{"docker transport", "ostree-unverified-image:docker://127.0.0.1:5000/os@" + d, "", d},
-		{"tag only", "ostree-unverified-registry:q.io/os:4.20", "", ""},
-		{"no reference", "", "", ""},
-		{"garbage without colon", "garbage", "", ""},
-		{"bad digest", "ostree-unverified-registry:q.io/os@sha256:abc", "", ""},
+		{"digest field wins", "ostree-unverified-registry:q.io/os:latest", d, nil, d, "q.io/os@" + d},
+		{"field over a stale reference", "ostree-unverified-registry:q.io/os@" + other, d, nil, d, "q.io/os@" + d},
+		// Issue #4185: the field can be missing; the reference may be stale
+		// (deploy <digest> keeps it), so only the commit's record counts.
+		{"stale reference, no field", "ostree-unverified-registry:q.io/os@" + other, "", nil, "", ""},
+		{"commit metadata", "ostree-unverified-registry:q.io/os@" + other, "", map[string]any{"ostree.manifest-digest": d}, d, "q.io/os@" + d},
+		{"docker transport", "ostree-unverified-image:docker://127.0.0.1:5000/os@" + other, d, nil, d, "127.0.0.1:5000/os@" + d},
+		// What the MCO rebases to for images in local storage (pkg/daemon/rpm-ostree.go).
+		{"containers-storage", "ostree-unverified-image:containers-storage:quay.io/openshift/os@" + d, d, nil, d, "quay.io/openshift/os@" + d},
+		{"signed, tagged", "ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable", d, nil, d, "quay.io/fedora/fedora-coreos@" + d},
+		{"registry port and tag", "ostree-unverified-registry:127.0.0.1:5000/os:4.20", d, nil, d, "127.0.0.1:5000/os@" + d},
+		{"tag only", "ostree-unverified-registry:q.io/os:4.20", "", nil, "", ""},
+		{"no reference", "", d, nil, "", ""},
+		{"garbage without colon", "garbage", d, nil, d, ""},
+		{"bad metadata digest", "ostree-unverified-registry:q.io/os@" + other, "", map[string]any{"ostree.manifest-digest": "sha256:abc"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var dep Deployment
 			dep.ContainerImageReference = tt.ref
 			dep.ContainerImageReferenceDigest = tt.field
+			dep.BaseCommitMeta = tt.meta
 			if got := dep.ImageDigest(); got != tt.want {
 				t.Errorf("ImageDigest() = %q, want %q", got, tt.want)
 			}
+			if got := dep.Image(); got != tt.image {
+				t.Errorf("Image() = %q, want %q", got, tt.image)
+			}
 			if tt.want != "" && !dep.CarriesImage("127.0.0.1:1/other@"+tt.want) {
 				t.Error("CarriesImage false for the same digest")
+			}
+			if dep.CarriesImage("q.io/os@" + other) {
+				t.Error("CarriesImage true for the stale reference's digest")
 			}
 		})
 	}

@@ -74,14 +74,18 @@ func (p *process) start() error {
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL after grace.
-func (p *process) stop(grace time.Duration) error {
+func (p *process) stop(grace time.Duration) error { return p.signal(syscall.SIGTERM, grace) }
+
+// signal sends sig to the process group, then SIGKILL after grace, and
+// waits for the process to end.
+func (p *process) signal(sig syscall.Signal, grace time.Duration) error {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.mu.Unlock()
 	if cmd == nil {
 		return nil
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
 	var err error
 	select {
 	case <-done:

@@ -50,6 +50,13 @@ type SimNodeOptions struct {
 	// cycle, before the daemon dies: what else goes down with the machine
 	// (a master's etcd member) and checks of the moment of disruption.
 	OnShutdown func(cause string)
+	// RebootDelay is how long a reboot or power cycle keeps the machine
+	// down (firmware, kernel, kubelet) before its daemon starts again;
+	// 0 reboots at once.
+	RebootDelay time.Duration
+	// RPMOstreeProfile is the rpm-ostree release the node runs (see
+	// osdouble.Profiles); default osdouble.DefaultProfile.
+	RPMOstreeProfile string
 }
 
 // BootEvent is one boot of a simulated node.
@@ -63,9 +70,10 @@ type BootEvent struct {
 // SimNode is a simulated node: a root dir the daemon writes files under, a
 // persistent sysroot and a volatile run dir for the rpm-ostree double, and
 // the machine-config-daemon binary running as a child with the double first
-// on PATH. It watches the double's reboot-request file and performs the
-// reboot: kill the daemon, osdouble.Reboot (which wipes the run dir), new
-// boot id, start the daemon again.
+// on PATH, beside the double's transaction daemon (`rpm-ostree
+// start-daemon`, what rpm-ostreed.service is on a real node). It watches the
+// double's reboot-request file and performs the reboot: kill both daemons,
+// osdouble.Reboot (which wipes the run dir), new boot id, start both again.
 type SimNode struct {
 	Name    string
 	Dir     string
@@ -78,6 +86,7 @@ type SimNode struct {
 	rebootFile string
 	hookDir    string
 	proc       *process
+	rpmOstreed *osdouble.DaemonProcess // rpm-ostree's transaction daemon
 
 	mu      sync.Mutex // serialises boots and daemon (re)starts
 	boots   []BootEvent
@@ -126,7 +135,7 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := os.Symlink(o.RPMOstreeBinary, filepath.Join(n.binDir, "rpm-ostree")); err != nil {
 		return nil, fmt.Errorf("simnode: %w", err)
 	}
-	if err := osdouble.Init(ctx, n.Sysroot, osdouble.InitialOS{ImageRef: o.InitialImage}); err != nil {
+	if err := osdouble.Init(ctx, n.Sysroot, osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile}); err != nil {
 		return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 	}
 	if err := n.newBoot("start"); err != nil {
@@ -144,6 +153,9 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 			_ = n.Stop()
 		}
 	}()
+	if err := n.startRPMOstreed(); err != nil {
+		return nil, err
+	}
 	if err := n.proc.start(); err != nil {
 		return nil, err
 	}
@@ -186,6 +198,8 @@ func (n *SimNode) daemonArgs() []string {
 		"--boot-id-file=" + n.bootIDFile(),
 		"--cmdline-file=" + n.cmdlineFile(),
 		"--sysroot=" + n.Sysroot,
+		"--host-run=" + n.Run,
+		"--rpm-ostreed-pid-file=" + osdouble.DaemonPIDFile(n.Run),
 		"--resync=" + n.opts.Resync.String(),
 		"-v=2",
 	}
@@ -255,6 +269,37 @@ func (n *SimNode) killDaemon() {
 	Untrack(cmd.Process.Pid)
 }
 
+// startRPMOstreed starts the node's transaction daemon; it dies with the
+// test process (Pdeathsig).
+func (n *SimNode) startRPMOstreed() error {
+	node := osdouble.Node{Sysroot: n.Sysroot, Run: n.Run, RebootFile: n.rebootFile}
+	d, err := node.StartDaemonProcess(context.Background(), n.opts.RPMOstreeBinary, filepath.Join(n.Dir, "rpm-ostreed.log"))
+	if err != nil {
+		return fmt.Errorf("simnode %s: %w", n.Name, err)
+	}
+	n.rpmOstreed = d
+	return nil
+}
+
+// stopRPMOstreed kills the transaction daemon, as a machine going down does.
+func (n *SimNode) stopRPMOstreed() {
+	if n.rpmOstreed != nil {
+		_ = n.rpmOstreed.Kill()
+		n.rpmOstreed = nil
+	}
+}
+
+// RPMOstreedPID is the pid of the node's transaction daemon (also in
+// osdouble.DaemonPIDFile(n.Run)): the process that writes a stage.
+func (n *SimNode) RPMOstreedPID() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.rpmOstreed == nil {
+		return 0
+	}
+	return n.rpmOstreed.Pid()
+}
+
 func (n *SimNode) restartDaemon() error {
 	if n.hook != nil {
 		n.hook.release()
@@ -290,26 +335,31 @@ func (n *SimNode) boot(cause string) error {
 		n.opts.OnShutdown(cause)
 	}
 	n.killDaemon()
+	n.stopRPMOstreed()
 	_ = os.Remove(n.rebootFile)
-	// The daemon's rpm-ostree children got SIGKILL with its process group;
-	// their transaction lock goes away once they are gone, which may take a
-	// moment after the daemon itself was reaped.
+	// Both daemons are gone, so is the sysroot lock with them.
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if cause == "power-loss" {
-			err = osdouble.PowerLoss(n.Sysroot, n.Run)
-		} else {
-			err = osdouble.Reboot(n.Sysroot, n.Run)
-		}
-		if !errors.Is(err, osdouble.ErrTransactionInProgress) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	if cause == "power-loss" {
+		err = osdouble.PowerLoss(n.Sysroot, n.Run)
+	} else {
+		err = osdouble.Reboot(n.Sysroot, n.Run)
 	}
 	if err != nil {
 		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
 	}
+	if d := n.opts.RebootDelay; d > 0 {
+		// Down, not locked: the harness still reads the node meanwhile.
+		n.mu.Unlock()
+		time.Sleep(d)
+		n.mu.Lock()
+		if n.stopped {
+			return errors.New("simnode stopped")
+		}
+	}
 	if err := n.newBoot(cause); err != nil {
+		return err
+	}
+	if err := n.startRPMOstreed(); err != nil {
 		return err
 	}
 	return n.restartDaemon()
@@ -405,6 +455,7 @@ func (n *SimNode) Stop() error {
 	}
 	n.stopped = true
 	n.killDaemon()
+	n.stopRPMOstreed()
 	n.mu.Unlock()
 	if n.cancel != nil {
 		n.cancel()

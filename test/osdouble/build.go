@@ -13,7 +13,9 @@ import (
 const CLIPackage = "github.com/tandem-mco/tandem/test/osdouble/cmd/rpm-ostree"
 
 // BuildCLI builds the rpm-ostree double into dir/rpm-ostree and returns its
-// path. Tests call it from TestMain and put dir first on PATH.
+// path. Tests call it from TestMain and put dir first on PATH. The same
+// binary is the transaction daemon: `rpm-ostree start-daemon`, as
+// upstream's rpm-ostreed.service runs it (see StartDaemonProcess).
 func BuildCLI(ctx context.Context, dir string) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {

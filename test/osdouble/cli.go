@@ -11,11 +11,9 @@ import (
 	"strings"
 )
 
-// Version is what `rpm-ostree --version` reports.
-const Version = "2024.9"
-
 // CommandRecord is one line of the command log (<run>/rpm-ostree/commands.log),
-// written for every mutating command, so tests can tell what ran.
+// written by the transaction daemon for every transaction it ran, so tests
+// can tell what ran. PID is the initiating client's.
 type CommandRecord struct {
 	Args     []string `json:"args"`
 	ClientID string   `json:"clientId,omitempty"`
@@ -68,6 +66,8 @@ var commands = map[string]command{
 		{long: "allow-unlocked"}}, run: runFinalize},
 	"cleanup": {mutating: true, opts: []optSpec{{long: "pending", short: 'p'}, {long: "rollback", short: 'r'},
 		{long: "base", short: 'b'}, {long: "repomd", short: 'm'}}, run: runCleanup},
+	"cancel":       {run: runCancel},
+	"start-daemon": {run: runStartDaemon},
 	"kargs": {mutating: true, opts: []optSpec{{long: "append", arg: true}, {long: "append-if-missing", arg: true},
 		{long: "delete", arg: true}, {long: "delete-if-present", arg: true}, {long: "replace", arg: true},
 		{long: "lock-finalization"}, {long: "unchanged-exit-77"}, {long: "reboot", short: 'r'}}, run: runKargs},
@@ -86,7 +86,10 @@ type cliCall struct {
 }
 
 // Main runs the rpm-ostree CLI with args (without the program name) and
-// returns its exit code. getenv supplies the environment.
+// returns its exit code. getenv supplies the environment. ctx ending is
+// SIGINT: a running transaction is cancelled (cmd/rpm-ostree does not catch
+// SIGTERM, which kills the client and leaves the transaction to the daemon).
+// `start-daemon` runs the transaction daemon until ctx ends.
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "error: %s\n", err)
@@ -98,7 +101,11 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	switch args[0] {
 	case "--version":
-		fmt.Fprintf(stdout, "rpm-ostree:\n Version: '%s'\n Git: tandem-osdouble\n Features:\n  - rust\n  - compose\n  - container\n", Version)
+		p, err := profileFromEnv(getenv)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprint(stdout, p.versionText())
 		return 0
 	case "--help", "-h":
 		fmt.Fprint(stdout, usage)
@@ -112,61 +119,62 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprint(stderr, usage)
 		return fail(fmt.Errorf("Unknown command '%s'", args[0]))
 	}
-	opts, pos, err := parseOptions(args[1:], append(append([]optSpec{}, commonOpts...), cmd.opts...))
-	if err != nil {
-		return fail(err)
-	}
-	if opts.has("help") {
-		fmt.Fprintf(stdout, "Usage:\n  rpm-ostree %s [OPTION…]\n", args[0])
-		return 0
+	if args[0] == "start-daemon" {
+		return startDaemon(ctx, getenv, stderr)
 	}
 	n, err := nodeFromEnv(getenv)
 	if err != nil {
 		return fail(err)
 	}
-	call := &cliCall{node: n, opts: opts, pos: pos, stdout: stdout, stderr: stderr, args: args,
-		clientID: getenv(EnvClientID)}
-	if !cmd.mutating || (args[0] == "kargs" && !hasKargsEdits(opts)) {
+	call, err := newCall(n, args, cmd)
+	if err != nil {
+		return fail(err)
+	}
+	if call.opts.has("help") {
+		fmt.Fprintf(stdout, "Usage:\n  rpm-ostree %s [OPTION…]\n", args[0])
+		return 0
+	}
+	call.stdout, call.stderr, call.clientID = stdout, stderr, getenv(EnvClientID)
+	if !cmd.mutating || (args[0] == "kargs" && !hasKargsEdits(call.opts)) {
 		if err := cmd.run(ctx, call); err != nil {
 			return fail(err)
 		}
 		return call.exit
 	}
-
-	code, msg := runTransaction(ctx, cmd, call)
-	if msg != "" {
-		fmt.Fprint(stderr, msg)
+	// What the client checks before it calls the daemon.
+	if err := validate(call); err != nil {
+		return fail(err)
 	}
-	logCommand(n.l, CommandRecord{Args: args, ClientID: call.clientID, PID: os.Getpid(), Exit: code})
+	code, msg := runClient(ctx, n.l, args, call.clientID, stdout, stderr)
+	fmt.Fprint(stderr, msg)
 	return code
 }
 
-// runTransaction runs a mutating command holding the sysroot, and returns
-// its exit code and what it printed on stderr.
-func runTransaction(ctx context.Context, cmd command, call *cliCall) (int, string) {
-	errMsg := func(err error) string { return fmt.Sprintf("error: %s\n", err) }
-	if err := validate(call); err != nil {
-		return 1, errMsg(err)
-	}
-	t, attached, err := beginTransaction(ctx, call.node.l, transactionTitle(call.args), call.args, call.clientID)
+// newCall parses a command line for node n.
+func newCall(n *node, args []string, cmd command) (*cliCall, error) {
+	opts, pos, err := parseOptions(args[1:], append(append([]optSpec{}, commonOpts...), cmd.opts...))
 	if err != nil {
-		return 1, errMsg(err)
+		return nil, err
 	}
-	if attached != nil {
-		return attached.Exit, attached.Stderr
-	}
-	code, msg := 0, ""
-	if err := cmd.run(ctx, call); err != nil {
-		if ctx.Err() != nil {
-			err = errors.New("Operation was cancelled")
-		}
-		code, msg = 1, errMsg(err)
-	} else {
-		code = call.exit
-	}
-	t.end(code, msg)
-	return code, msg
+	return &cliCall{node: n, opts: opts, pos: pos, args: args, stdout: io.Discard, stderr: io.Discard}, nil
 }
+
+func startDaemon(ctx context.Context, getenv func(string) string, stderr io.Writer) int {
+	d, err := ListenDaemon(ctx, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %s\n", err)
+		return 1
+	}
+	if err := d.Serve(ctx); err != nil {
+		fmt.Fprintf(stderr, "error: %s\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runStartDaemon(context.Context, *cliCall) error { return errors.New("start-daemon runs alone") }
+
+func runCancel(_ context.Context, c *cliCall) error { return cancelClient(c.node.l, c.stdout) }
 
 // validate checks arguments before taking the sysroot, as the real client
 // does before it talks to the daemon.
@@ -186,6 +194,10 @@ func validate(c *cliCall) error {
 		if len(c.pos) == 0 || len(c.pos) > 2 {
 			return &usageError{"Must specify one or two arguments: REFSPEC [REVISION]"}
 		}
+		// src/app/rpmostree-builtin-rebase.cxx before 2025.7.
+		if len(c.pos) == 2 && isContainerRefspec(c.pos[0]) && !c.node.prof.ContainerDigests {
+			return errors.New("Unexpected ostree revision alongside container refspec type")
+		}
 	case "deploy":
 		if len(c.pos) != 1 {
 			return &usageError{"REVISION must be specified"}
@@ -202,7 +214,12 @@ func validate(c *cliCall) error {
 	return nil
 }
 
-func transactionTitle(args []string) string { return strings.Join(args, " ") }
+func profileFromEnv(getenv func(string) string) (Profile, error) {
+	if s := getenv(EnvSysroot); s != "" {
+		return NodeProfile(s)
+	}
+	return LookupProfile("")
+}
 
 func nodeFromEnv(getenv func(string) string) (*node, error) {
 	sysroot, run := getenv(EnvSysroot), getenv(EnvRun)
@@ -216,7 +233,11 @@ func nodeFromEnv(getenv func(string) string) (*node, error) {
 	if err := os.MkdirAll(filepath.Join(run, "rpm-ostree"), 0o755); err != nil {
 		return nil, err
 	}
-	return &node{l: layout{sysroot: sysroot, run: run}, rebootFile: rebootFile}, nil
+	prof, err := NodeProfile(sysroot)
+	if err != nil {
+		return nil, err
+	}
+	return &node{l: layout{sysroot: sysroot, run: run}, rebootFile: rebootFile, prof: prof}, nil
 }
 
 func logCommand(l layout, rec CommandRecord) {
@@ -241,7 +262,7 @@ func runStatus(_ context.Context, c *cliCall) error {
 	if err != nil {
 		return err
 	}
-	s := renderStatus(st, txn, c.opts.has("booted"))
+	s := statusView{prof: c.node.prof, noImageDigest: c.node.noImageDigest()}.render(st, txn, c.opts.has("booted"))
 	if c.opts.has("json") {
 		if err := writeStatusJSON(c.stdout, s); err != nil {
 			return err
@@ -338,11 +359,13 @@ const usage = `Usage:
   rpm-ostree [OPTION…] COMMAND
 
 Builtin Commands (rpm-ostree test double):
+  cancel               Cancel an active transaction
   cleanup              Clear cached/pending data
   deploy               Deploy a specific commit
   finalize-deployment  Unset the finalization locking state of the staged deployment and reboot
   kargs                Query or modify kernel arguments
   rebase               Switch to a different tree
+  start-daemon         Start the daemon process
   status               Get the version of the booted system
 
 Help Options:

@@ -2,9 +2,11 @@
 // node as a library, and the `rpm-ostree` CLI built from it
 // (test/osdouble/cmd/rpm-ostree), which tests put first on PATH.
 //
-// It keeps the contract of the real tool that tandem relies on:
+// It keeps the contract of the real tool that tandem relies on, per
+// rpm-ostree release (Profile; README.md cites the upstream source of each
+// difference; DefaultProfile is the newest):
 //   - `status --json` with rpm-ostree's field names and shapes (`booted`,
-//     `staged`, `finalization-locked` present only when true, `checksum`,
+//     `staged`, `finalization-locked` only from the legacy lock file, `checksum`,
 //     `version`, `pinned`, `container-image-reference`,
 //     `container-image-reference-digest`, `base-commit-meta`, ...);
 //   - `rebase [--lock-finalization] REFSPEC [REVISION]` and
@@ -15,9 +17,11 @@
 //     base checksum), which unlocks and then asks for a reboot;
 //   - `cleanup -p/-r/-b/-m`, `kargs`, `--version`; unknown commands and
 //     options fail with a message on stderr and exit 1, as GLib's parser does;
-//   - one transaction at a time: a second client with the same command line
-//     attaches to the running one and gets its result, any other fails with
-//     "Transaction in progress".
+//   - one transaction at a time, run by the transaction daemon (`rpm-ostree
+//     start-daemon`, see daemon.go), not by the CLI: a second client with the
+//     same command line attaches to the running one, any other fails with
+//     "Transaction in progress"; a client killed by SIGTERM leaves its
+//     transaction running, SIGINT or `rpm-ostree cancel` cancels it.
 //
 // # Node state
 //
@@ -29,11 +33,13 @@
 //	<sysroot>/ostree/repo/tmp/            objects being written
 //	<sysroot>/ostree/boot.json            the bootloader's deployments; the first one boots
 //	<sysroot>/ostree/lock                 transaction lock (flock)
-//	<run>/ostree/staged-deployment        the staged deployment (as in ostree)
-//	<run>/ostree/staged-deployment-locked finalization lock (as in ostree)
+//	<run>/ostree/staged-deployment        the staged deployment: ostree's GVariant, with
+//	                                      the "locked" key from rpm-ostree 2024.6 (staged.go)
+//	<run>/ostree/staged-deployment-locked the legacy finalization lock (rpm-ostree < 2024.6)
+//	<run>/rpm-ostree/rpm-ostreed.pid      the transaction daemon's pid
 //	<run>/rpm-ostree/transaction.json     the running transaction
 //	<run>/rpm-ostree/progress.json        progress of the last pull (see Progress)
-//	<run>/rpm-ostree/commands.log         one JSON line per mutating command (see CommandRecord)
+//	<run>/rpm-ostree/commands.log         one JSON line per transaction (see CommandRecord)
 //
 // A reboot (Reboot) turns an unlocked staged deployment into the booted one,
 // discards a locked one, and wipes the run dir; a power loss (PowerLoss)
@@ -62,7 +68,9 @@
 //	reg, _ := osimage.StartRegistry(ctx, regDir)   // a registry on loopback
 //	ref, _ := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: 1})
 //	n := osdouble.NewNode(nodeDir)
-//	_ = n.Init(ctx, osdouble.InitialOS{ImageRef: ref})
+//	_ = n.Init(ctx, osdouble.InitialOS{ImageRef: ref, Profile: "2024.6"})
+//	d, _ := n.StartDaemonProcess(ctx, bin, logPath) // rpm-ostreed
 //	// run the daemon with n.Env() in its environment (pkg/ostree: Options.Env)
-//	// when n.RebootRequested(): stop the node's processes, n.Reboot(), restart them
+//	// when n.RebootRequested(): stop the node's processes (d.Kill()),
+//	// n.Reboot(), start them again
 package osdouble

@@ -2,6 +2,7 @@ package osdouble
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,9 +43,24 @@ func (l layout) lockedFile() string {
 }
 func (l layout) rpmOstreeRun() string { return filepath.Join(l.run, "rpm-ostree") }
 func (l layout) txnFile() string      { return filepath.Join(l.rpmOstreeRun(), "transaction.json") }
-func (l layout) lastTxnFile() string  { return filepath.Join(l.rpmOstreeRun(), "last-transaction.json") }
+
+// socketFile is an abstract unix socket ("@..."): one per run dir.
+func (l layout) socketFile() string {
+	sum := sha256.Sum256([]byte(filepath.Clean(l.run)))
+	return "@tandem-rpm-ostreed-" + hex.EncodeToString(sum[:12])
+}
+func (l layout) pidFile() string      { return filepath.Join(l.rpmOstreeRun(), "rpm-ostreed.pid") }
 func (l layout) progressFile() string { return filepath.Join(l.rpmOstreeRun(), "progress.json") }
 func (l layout) commandLog() string   { return filepath.Join(l.rpmOstreeRun(), "commands.log") }
+
+// DaemonPIDFile is where a node's transaction daemon (`rpm-ostree
+// start-daemon`) writes its pid while it runs: the process whose I/O an
+// isolation policy must target on hosts without systemd.
+func DaemonPIDFile(run string) string { return layout{run: run}.pidFile() }
+
+// DaemonSocket is the (abstract) unix socket the node's transaction daemon
+// listens on.
+func DaemonSocket(run string) string { return layout{run: run}.socketFile() }
 
 // ProgressFile is the path of the progress file in a node's run dir.
 func ProgressFile(run string) string { return layout{run: run}.progressFile() }

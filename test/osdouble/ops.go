@@ -20,6 +20,7 @@ var errNoChange = errors.New("No change.")
 type node struct {
 	l          layout
 	rebootFile string
+	prof       Profile
 }
 
 func (n *node) repo() (*repo, error) { return openRepo(n.l.repoDir()) }
@@ -73,6 +74,10 @@ func (n *node) deploy(ctx context.Context, r *reporter, revision string, locked 
 	if !def.IsContainer() {
 		return fmt.Errorf("Cannot deploy %s: origin %q is not a container image", revision, def.Origin)
 	}
+	if !n.prof.ContainerDigests {
+		// rpmostreed-transaction-types.cxx apply_revision_override, before 2025.7.
+		return errors.New("Cannot look up version while tracking a container image reference")
+	}
 	if revision == def.ImageDigest {
 		return errNoChange
 	}
@@ -125,7 +130,7 @@ func (n *node) stageImported(st *nodeState, imp *imported, origin string, locked
 	r.p.Phase = PhaseStaging
 	r.save()
 	r.beginTask("Staging deployment")
-	if err := writeStaged(n.l, d, locked); err != nil {
+	if err := stageTree(n.l, n.prof, d, base, locked, st.staged != nil); err != nil {
 		return err
 	}
 	r.endTask("done")
@@ -151,9 +156,10 @@ func keepCommits(ds []Deployment, staged *Deployment) []string {
 	return keep
 }
 
-// finalize unlocks the staged deployment if checksum is its base checksum,
-// then asks for a reboot: rpm-ostree's finalize-deployment.
-func (n *node) finalize(checksum string, allowMissing, allowUnlocked bool) error {
+// finalize unlocks the staged deployment if expected names it, then asks
+// for a reboot: rpmostreed-transaction-types.cxx
+// finalize_deployment_transaction_execute, checks in its order.
+func (n *node) finalize(expected string, allowMissing, allowUnlocked bool) error {
 	st, err := loadState(n.l)
 	if err != nil {
 		return err
@@ -161,19 +167,43 @@ func (n *node) finalize(checksum string, allowMissing, allowUnlocked bool) error
 	if st.staged == nil {
 		return errors.New("No pending staged deployment found")
 	}
-	// The double does not layer packages: the base checksum is the checksum.
+	// The double does not layer packages: the base commit is the checksum.
 	found := st.staged.Checksum
-	if checksum == "" && !allowMissing {
+	// >= 2025.7: a container deployment is named by its image digest, when
+	// the image can be queried (the same query status uses).
+	if n.prof.ContainerDigests && st.staged.IsContainer() && !n.noImageDigest() {
+		found = st.staged.ImageDigest
+	}
+	if expected == "" && !allowMissing {
 		return errors.New("Missing expected checksum")
 	}
-	if checksum != "" && checksum != found {
-		return fmt.Errorf("Expected staged base checksum %s, but found %s", checksum, found)
+	if expected != "" && expected != found {
+		return fmt.Errorf("Expected staged base checksum %s, but found %s", expected, found)
 	}
-	if !st.locked && !allowUnlocked {
-		return errors.New("Staged deployment already unlocked")
+	if err := n.checkInhibitors(); err != nil {
+		return err
 	}
-	if err := removeIfExists(n.l.lockedFile()); err != nil {
-		return fmt.Errorf("unlink(%s): %w", n.l.lockedFile(), err)
+	if n.prof.LockInStagedFile {
+		if !st.keyLocked {
+			if !allowUnlocked {
+				return errors.New("Staged deployment already unlocked")
+			}
+		} else {
+			rec, err := readStaged(n.l)
+			if err != nil {
+				return err
+			}
+			if err := unlockStaged(n.l, rec); err != nil {
+				return fmt.Errorf("Failed to unlock finalization of staged deployment: %w", err)
+			}
+		}
+	} else {
+		if !st.legacyLocked && !allowUnlocked {
+			return errors.New("Staged deployment already unlocked")
+		}
+		if err := removeIfExists(n.l.lockedFile()); err != nil {
+			return fmt.Errorf("unlink(%s): %w", n.l.lockedFile(), err)
+		}
 	}
 	return n.requestReboot("finalize-deployment " + found)
 }
@@ -335,7 +365,7 @@ func (n *node) editKargs(out io.Writer, edits []kargsEdit, locked bool) error {
 	d.Kargs = kargs
 	d.Serial = st.nextSerial(d.Checksum)
 	fmt.Fprint(out, "Staging deployment...")
-	if err := writeStaged(n.l, d, locked); err != nil {
+	if err := stageTree(n.l, n.prof, d, st.booted(), locked, st.staged != nil); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "done")
@@ -360,6 +390,9 @@ type InitialOS struct {
 	// NoFsync sets core.fsync=false (see SetFsync): nothing is synced. For
 	// behaviour tests on a disk shared with other work; never for I/O figures.
 	NoFsync bool
+	// Profile is the rpm-ostree release the node runs (see Profiles);
+	// default DefaultProfile.
+	Profile string
 }
 
 // DefaultKargs are the kernel arguments of a node made by Init.
@@ -376,6 +409,9 @@ func Init(ctx context.Context, sysroot string, initial InitialOS) error {
 		return err
 	}
 	if err := initRepo(l.repoDir()); err != nil {
+		return fmt.Errorf("init %s: %w", sysroot, err)
+	}
+	if err := writeProfile(sysroot, initial.Profile); err != nil {
 		return fmt.Errorf("init %s: %w", sysroot, err)
 	}
 	if initial.NoFsync {
@@ -449,7 +485,7 @@ func reboot(l layout, orderly bool) error {
 	if err != nil {
 		return err
 	}
-	if orderly && st.staged != nil && !st.locked && st.staged.ID() != st.booted().ID() {
+	if orderly && st.staged != nil && !st.locked() && st.staged.ID() != st.booted().ID() {
 		next := []Deployment{*st.staged, *st.booted()}
 		for _, d := range st.boot.Deployments[1:] {
 			if d.Pinned && d.ID() != st.staged.ID() {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	rpmostreeclient "github.com/coreos/rpmostree-client-go/pkg/client"
@@ -63,17 +65,53 @@ func TestMain(m *testing.M) {
 
 type testNode struct {
 	Node
-	t *testing.T
+	t      *testing.T
+	daemon **LocalDaemon
 }
 
 func newTestNode(t *testing.T, initial InitialOS) testNode {
 	t.Helper()
-	n := testNode{Node: NewNode(t.TempDir()), t: t}
+	n := testNode{Node: NewNode(t.TempDir()), t: t, daemon: new(*LocalDaemon)}
 	initial.NoFsync = true // behaviour tests; TestPerObjectFsync... syncs for real
 	if err := n.Init(context.Background(), initial); err != nil {
 		t.Fatal(err)
 	}
+	n.startDaemon()
+	t.Cleanup(func() { n.stopDaemon() })
 	return n
+}
+
+func (n testNode) startDaemon() {
+	n.t.Helper()
+	d, err := n.StartLocalDaemon(context.Background())
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	*n.daemon = d
+}
+
+func (n testNode) stopDaemon() {
+	if *n.daemon != nil {
+		if err := (*n.daemon).Stop(); err != nil {
+			n.t.Errorf("stopping the transaction daemon: %v", err)
+		}
+		*n.daemon = nil
+	}
+}
+
+// Reboot is a machine's reboot: the transaction daemon goes down with it
+// and starts again on the new boot.
+func (n testNode) Reboot() error {
+	n.stopDaemon()
+	defer n.startDaemon()
+	return n.Node.Reboot()
+}
+
+// PowerLoss is Reboot without an orderly shutdown.
+func (n testNode) PowerLoss() error {
+	n.stopDaemon()
+	defer n.startDaemon()
+	return n.Node.PowerLoss()
 }
 
 type result struct {
@@ -86,14 +124,48 @@ func (n testNode) rpmOstree(args ...string) result {
 }
 
 func (n testNode) rpmOstreeCtx(ctx context.Context, args ...string) result {
+	return n.rpmOstreeOut(ctx, nil, args...)
+}
+
+// rpmOstreeOut runs the CLI in this process; watch, if set, sees stdout too.
+func (n testNode) rpmOstreeOut(ctx context.Context, watch io.Writer, args ...string) result {
 	env := map[string]string{EnvClientID: "osdouble-test"}
 	for _, kv := range n.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
 	var out, errOut bytes.Buffer
-	code := Main(ctx, args, func(k string) string { return env[k] }, &out, &errOut)
+	var stdout io.Writer = &out
+	if watch != nil {
+		stdout = io.MultiWriter(&out, watch)
+	}
+	code := Main(ctx, args, func(k string) string { return env[k] }, stdout, &errOut)
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// lineWatch closes seen once a line starting with prefix was written.
+type lineWatch struct {
+	prefix string
+	mu     sync.Mutex
+	buf    []byte
+	seen   chan struct{}
+	once   sync.Once
+}
+
+func newLineWatch(prefix string) *lineWatch {
+	return &lineWatch{prefix: prefix, seen: make(chan struct{})}
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for _, line := range strings.Split(string(w.buf), "\n") {
+		if strings.HasPrefix(line, w.prefix) {
+			w.once.Do(func() { close(w.seen) })
+		}
+	}
+	return len(p), nil
 }
 
 func (n testNode) mustRun(args ...string) result {
@@ -175,12 +247,17 @@ func TestLockedStageIsDiscardedByReboot(t *testing.T) {
 	if len(s.Deployments) != 2 || !s.Deployments[0].Staged || !s.Deployments[1].Booted {
 		t.Fatalf("after rebase: %+v", s.Deployments)
 	}
-	raw := n.rawStatus()
-	if raw[0]["finalization-locked"] != true {
-		t.Errorf("staged finalization-locked = %v, want true", raw[0]["finalization-locked"])
+	if _, locked, _ := n.Staged(); !locked {
+		t.Error("rebase --lock-finalization left the staged deployment unlocked")
 	}
-	if raw[1]["pending-base-checksum"] != s.Deployments[0].Checksum {
-		t.Errorf("booted pending-base-checksum = %v", raw[1]["pending-base-checksum"])
+	// rpm-ostree >= 2024.6 (the default profile) no longer shows the lock,
+	// and container deployments never get pending-base-*.
+	for i, d := range n.rawStatus() {
+		for _, k := range []string{"finalization-locked", "pending-base-checksum", "pending-base-version", "pending-base-timestamp"} {
+			if v, ok := d[k]; ok {
+				t.Errorf("deployment %d: %s = %v, want no such field", i, k, v)
+			}
+		}
 	}
 	p, err := n.Progress()
 	if err != nil || p == nil {
@@ -213,7 +290,9 @@ func TestFinalizeThenRebootBootsTheNewDeployment(t *testing.T) {
 	if req, _ := n.RebootRequested(); req {
 		t.Fatal("reboot requested before finalize")
 	}
-	n.mustRun("finalize-deployment", staged.Checksum)
+	// >= 2025.7 (the default profile): a container deployment is named by
+	// its image digest.
+	n.mustRun("finalize-deployment", staged.ImageDigest)
 	if _, locked, _ := n.Staged(); locked {
 		t.Error("still locked after finalize-deployment")
 	}
@@ -247,8 +326,9 @@ func TestFinalizeChecksumRule(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"finalize-deployment", strings.Repeat("0", 64)}, "Expected staged base checksum " + strings.Repeat("0", 64) + ", but found " + staged.Checksum},
-		{[]string{"finalize-deployment", n.booted().Checksum}, "Expected staged base checksum"},
+		{[]string{"finalize-deployment", strings.Repeat("0", 64)}, "Expected staged base checksum " + strings.Repeat("0", 64) + ", but found " + staged.ImageDigest},
+		{[]string{"finalize-deployment", staged.Checksum}, "Expected staged base checksum " + staged.Checksum + ", but found " + staged.ImageDigest},
+		{[]string{"finalize-deployment", img1.Digest}, "Expected staged base checksum"},
 		{[]string{"finalize-deployment"}, "Must provide expected CHECKSUM or --allow-missing-checksum"},
 		{[]string{"finalize-deployment", "--allow-missing-checksum", staged.Checksum}, "Cannot specify both CHECKSUM and --allow-missing-checksum"},
 		{[]string{"finalize-deployment", "a", "b"}, "Too many arguments passed"},
@@ -265,12 +345,43 @@ func TestFinalizeChecksumRule(t *testing.T) {
 	if req, _ := n.RebootRequested(); req {
 		t.Error("a failed finalize asked for a reboot")
 	}
-	// Already unlocked: an error unless --allow-unlocked.
+	// A shutdown inhibitor in block mode stops it after the checksum check
+	// and before the unlock; one in delay mode does not.
+	if err := n.Inhibit(Inhibitor{What: "sleep", Who: "a", Why: "b", Mode: "block"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Inhibit(Inhibitor{What: "shutdown", Who: "etcd-backup", Why: "snapshot in progress", Mode: "block"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Inhibit(Inhibitor{What: "shutdown:sleep", Who: "other", Why: "x", Mode: "block"}); err != nil {
+		t.Fatal(err)
+	}
+	r := n.rpmOstree("finalize-deployment", staged.ImageDigest)
+	want := "error: Reboot blocked by a systemd inhibitor lock in `block` mode\nHeld by: etcd-backup\nReason: snapshot in progress\nand 1 other blocking inhibitor lock(s)\nUse `systemd-inhibit --list` to see details\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("finalize with inhibitors: exit %d stderr %q, want %q", r.code, r.stderr, want)
+	}
+	if r := n.rpmOstree("finalize-deployment", strings.Repeat("0", 64)); !strings.Contains(r.stderr, "Expected staged base checksum") {
+		t.Errorf("the checksum is checked before the inhibitors: %q", r.stderr)
+	}
+	if _, locked, _ := n.Staged(); !locked {
+		t.Error("a blocked finalize unlocked the staged deployment")
+	}
+	if err := os.Remove(filepath.Join(n.Run, "osdouble", "inhibitors.json")); err != nil {
+		t.Fatal(err)
+	}
 	n.mustRun("finalize-deployment", "--allow-missing-checksum")
-	if r := n.rpmOstree("finalize-deployment", staged.Checksum); r.code != 1 || !strings.Contains(r.stderr, "Staged deployment already unlocked") {
+	// The daemon is rebooting the machine now: no new transaction.
+	if r := n.rpmOstree("cleanup", "-p"); r.code != 1 || r.stderr != "error: Reboot initiated, cannot start new transaction\n" {
+		t.Errorf("transaction after finalize: %+v", r)
+	}
+	// Already unlocked (a new daemon, same boot): an error unless --allow-unlocked.
+	n.stopDaemon()
+	n.startDaemon()
+	if r := n.rpmOstree("finalize-deployment", staged.ImageDigest); r.code != 1 || !strings.Contains(r.stderr, "Staged deployment already unlocked") {
 		t.Errorf("second finalize: %+v", r)
 	}
-	n.mustRun("finalize-deployment", "--allow-unlocked", staged.Checksum)
+	n.mustRun("finalize-deployment", "--allow-unlocked", staged.ImageDigest)
 }
 
 func TestFinalizeWithoutStagedDeployment(t *testing.T) {
@@ -424,7 +535,7 @@ func TestUnknownArgumentsFail(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
 		}
 	}
-	if r := n.mustRun("--version"); !strings.Contains(r.stdout, "Version: '"+Version+"'") {
+	if r := n.mustRun("--version"); !strings.Contains(r.stdout, "Version: '"+DefaultProfile+"'") {
 		t.Errorf("--version: %q", r.stdout)
 	}
 }
@@ -446,7 +557,7 @@ func TestRefsEqualAndDeploy(t *testing.T) {
 	s := n.status()
 	st := s.GetStagedDeployment()
 	raw := n.rawStatus()[0]
-	if st == nil || st.ContainerImageReference != refspec(img1) || raw["container-image-reference-digest"] != img2.Digest || raw["finalization-locked"] != true {
+	if _, locked, _ := n.Staged(); st == nil || st.ContainerImageReference != refspec(img1) || raw["container-image-reference-digest"] != img2.Digest || !locked {
 		t.Errorf("after deploy: %+v / %v", st, raw)
 	}
 	// With a staged deployment, its origin is the one compared.
@@ -567,50 +678,87 @@ func TestPowerLossDiscardsEvenAnUnlockedStagedDeployment(t *testing.T) {
 	}
 }
 
+// TestTransactions: one transaction at a time, held at a known point (its
+// first layer download) by a gate, so nothing depends on timing.
 func TestTransactions(t *testing.T) {
 	n := newTestNode(t, InitialOS{ImageRef: img1.Ref})
-	l := layout{sysroot: n.Sysroot, run: n.Run}
-	hold := func(args []string) func() {
-		f, ok, err := lockSysroot(l)
-		if err != nil || !ok {
-			t.Fatalf("lock: %v %v", ok, err)
-		}
-		if err := writeJSONAtomic(l.txnFile(), transactionRecord{Title: strings.Join(args, " "), Args: args, PID: os.Getpid()}, false); err != nil {
-			t.Fatal(err)
-		}
-		return func() { unlockFile(f) }
+	gate, err := NewGate(reg.Host())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer gate.Close()
+	running := []string{"rebase", "--lock-finalization", "ostree-unverified-registry:" + gate.Ref(img2.Ref)}
+	first := make(chan result, 1)
+	go func() { first <- n.rpmOstree(running...) }()
+	<-gate.Waiting()
 
-	running := []string{"rebase", "--lock-finalization", refspec(img2)}
-	release := hold(running)
+	title := strings.Join(running, " ") + " "
 	r := n.rpmOstree("cleanup", "-p")
-	if r.code != 1 || !strings.Contains(r.stderr, "Transaction in progress: "+strings.Join(running, " ")) {
-		t.Errorf("incompatible client: %+v", r)
-	}
-	if s := n.rawStatus(); len(s) != 1 {
-		t.Errorf("status during a transaction: %v", s)
+	if want := "error: Transaction in progress: " + title + "\n You can cancel the current transaction with `rpm-ostree cancel`\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("incompatible client: exit %d stderr %q, want %q", r.code, r.stderr, want)
 	}
 	var st struct{ Transaction []string }
 	_ = json.Unmarshal([]byte(n.mustRun("status", "--json").stdout), &st)
-	if len(st.Transaction) == 0 || st.Transaction[0] != strings.Join(running, " ") {
-		t.Errorf("status transaction = %v", st.Transaction)
+	if len(st.Transaction) != 3 || st.Transaction[0] != title || !strings.HasPrefix(st.Transaction[1], "client(id:osdouble-test pid:") {
+		t.Errorf("status transaction = %q", st.Transaction)
 	}
-	if err := n.Reboot(); err == nil || !strings.Contains(err.Error(), "Transaction in progress") {
+	if err := n.Node.Reboot(); err == nil || !strings.Contains(err.Error(), "Transaction in progress") {
 		t.Errorf("Reboot during a transaction: %v", err)
 	}
 
-	// A client with the same command line attaches and gets the result.
-	done := make(chan result)
-	go func() { done <- n.rpmOstree(running...) }()
-	if err := writeJSONAtomic(l.lastTxnFile(), transactionResult{Args: running, PID: os.Getpid(), Exit: 0}, false); err != nil {
-		t.Fatal(err)
+	// A client with the same command line joins the running transaction:
+	// the gate opens only after it has joined.
+	joined := newLineWatch("Attaching to existing transaction: " + title)
+	second := make(chan result, 1)
+	go func() { second <- n.rpmOstreeOut(context.Background(), joined, running...) }()
+	<-joined.seen
+	gate.Open()
+	if r := <-first; r.code != 0 || !strings.Contains(r.stdout, "Staging deployment...done") {
+		t.Errorf("first client: %+v", r)
 	}
-	release()
-	if r := <-done; r.code != 0 || r.stdout != "" {
+	if r := <-second; r.code != 0 {
 		t.Errorf("attached client: %+v", r)
 	}
+	recs, err := n.Commands()
+	if err != nil || len(recs) != 1 || strings.Join(recs[0].Args, " ") != strings.Join(running, " ") {
+		t.Errorf("the attached client ran the transaction again: %+v %v", recs, err)
+	}
+	if d, locked, _ := n.Staged(); d == nil || !locked {
+		t.Errorf("staged %+v locked %v", d, locked)
+	}
+}
+
+// TestCancelCommand: `rpm-ostree cancel` stops the running transaction and
+// returns once it has ended; the transaction's own client reports the
+// cancellation.
+func TestCancelCommand(t *testing.T) {
+	n := newTestNode(t, InitialOS{ImageRef: img1.Ref})
+	if r := n.mustRun("cancel"); r.stdout != "No active transaction.\n" {
+		t.Errorf("cancel when idle: %q", r.stdout)
+	}
+	gate, err := NewGate(reg.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	args := []string{"rebase", "--lock-finalization", "ostree-unverified-registry:" + gate.Ref(img2.Ref)}
+	first := make(chan result, 1)
+	go func() { first <- n.rpmOstree(args...) }()
+	<-gate.Waiting()
+	r := n.mustRun("cancel")
+	if want := "Cancelling transaction: " + strings.Join(args, " ") + " \nCancelled.\n"; r.stdout != want {
+		t.Errorf("cancel: %q, want %q", r.stdout, want)
+	}
+	var st struct{ Transaction []string }
+	_ = json.Unmarshal([]byte(n.mustRun("status", "--json").stdout), &st)
+	if st.Transaction != nil {
+		t.Errorf("transaction still running after cancel returned: %q", st.Transaction)
+	}
+	if r := <-first; r.code != 1 || !strings.Contains(r.stderr, "error: Operation was cancelled") {
+		t.Errorf("cancelled client: %+v", r)
+	}
 	if d, _, _ := n.Staged(); d != nil {
-		t.Error("the attached client ran the transaction again")
+		t.Error("a cancelled rebase staged something")
 	}
 }
 
@@ -644,7 +792,7 @@ func TestStatusText(t *testing.T) {
 	n := newTestNode(t, InitialOS{ImageRef: img1.Ref})
 	n.mustRun("rebase", "--lock-finalization", refspec(img2))
 	r := n.mustRun("status")
-	for _, want := range []string{"State: idle", "● " + refspec(img1), "Staged: yes (finalization locked)", "Digest: " + img2.Digest} {
+	for _, want := range []string{"State: idle", "● " + refspec(img1), "Staged: yes\n", "Digest: " + img2.Digest} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
 		}

@@ -27,8 +27,10 @@ const (
 	labelVersion    = "version"
 	labelBootable   = "ostree.bootable"
 	labelBootc      = "containers.bootc"
-	labelLinux      = "ostree.linux"
 )
+
+// ostreeExtVersion is the ostree.importer.version of FCOS 43's commits.
+const ostreeExtVersion = "0.15.3"
 
 // imported is the result of a pull: the commit an image became.
 type imported struct {
@@ -173,18 +175,24 @@ func pull(ctx context.Context, l layout, rp *repo, name, display string, r *repo
 	if cfg.Created != nil {
 		created = cfg.Created.Unix()
 	}
+	configBlob, err := img.ConfigBlob(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading config of %s: %w", name, err)
+	}
+	// The metadata ostree-ext gives an image's merge commit, as
+	// base-commit-meta shows it (zincati tests/fixtures/rpm-ostree-status.json,
+	// FCOS 43). The version comes from the image's labels, as rpm-ostree's
+	// query_container_image_commit reads it.
 	c := &commit{
 		Timestamp: created,
+		Version:   version,
 		Metadata: map[string]any{
-			"version":                 version,
-			"ostree.manifest-digest":  manifestDigest.String(),
-			"ostree.importer.version": "tandem-osdouble",
-			"ostree.bootable":         true,
+			"ostree.manifest-digest":        manifestDigest.String(),
+			"ostree.manifest":               string(manifestBlob),
+			"ostree.container.image-config": string(configBlob),
+			"ostree.importer.version":       ostreeExtVersion,
 		},
 		Files: t.files(),
-	}
-	if linux := labels[labelLinux]; linux != "" {
-		c.Metadata["ostree.linux"] = linux
 	}
 	csum, err := rp.writeCommit(c)
 	if err != nil {
@@ -202,8 +210,7 @@ func importedFromCommit(rp *repo, csum, manifestDigest string) (*imported, error
 	if err != nil {
 		return nil, err
 	}
-	version, _ := c.Metadata["version"].(string)
-	return &imported{commit: csum, manifestDigest: manifestDigest, version: version,
+	return &imported{commit: csum, manifestDigest: manifestDigest, version: c.Version,
 		timestamp: c.Timestamp, meta: c.Metadata, alreadyPresent: true}, nil
 }
 

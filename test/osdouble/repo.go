@@ -316,9 +316,11 @@ type commitFile struct {
 
 // commit is the double's commit object: metadata and the full tree.
 type commit struct {
-	Timestamp int64          `json:"timestamp"`
-	Metadata  map[string]any `json:"metadata"`
-	Files     []commitFile   `json:"files"`
+	Timestamp int64 `json:"timestamp"`
+	// Version is the image's version label (container commits).
+	Version  string         `json:"version,omitempty"`
+	Metadata map[string]any `json:"metadata"`
+	Files    []commitFile   `json:"files"`
 }
 
 // writeCommit stores c durably and returns its checksum.

@@ -49,8 +49,15 @@ type bootList struct {
 type nodeState struct {
 	boot   bootList
 	staged *Deployment
-	locked bool
+	// keyLocked is the "locked" key of /run/ostree/staged-deployment;
+	// legacyLocked is /run/ostree/staged-deployment-locked.
+	keyLocked, legacyLocked bool
 }
+
+// locked is what ostree-finalize-staged decides at shutdown: the key, else
+// the legacy lock file (ostree-sysroot-deploy.c,
+// _ostree_sysroot_finalize_impl_staged_deployment).
+func (s *nodeState) locked() bool { return s.staged != nil && (s.keyLocked || s.legacyLocked) }
 
 // booted is the booted deployment: ostree boots the first bootloader entry,
 // and the list only changes across reboots or by removing other entries.
@@ -96,14 +103,13 @@ func loadState(l layout) (*nodeState, error) {
 	if l.run == "" {
 		return s, nil
 	}
-	var staged Deployment
-	found, err = readJSON(l.stagedFile(), &staged)
+	rec, err := readStaged(l)
 	if err != nil {
 		return nil, err
 	}
-	if found {
-		s.staged = &staged
-		if s.locked, err = exists(l.lockedFile()); err != nil {
+	if rec != nil {
+		s.staged, s.keyLocked = &rec.Deployment, rec.Locked
+		if s.legacyLocked, err = exists(l.lockedFile()); err != nil {
 			return nil, err
 		}
 	}
@@ -116,31 +122,6 @@ func saveBootList(l layout, b bootList) error {
 		durable = cfg.fsync
 	}
 	return writeJSONAtomic(l.bootFile(), b, durable)
-}
-
-// writeStaged stages d. The lock file and the staged file are ordered so that
-// a crash in between never leaves an unlocked deployment where a locked one
-// was asked for: locked -> lock first; unlocked -> deployment first.
-func writeStaged(l layout, d *Deployment, locked bool) error {
-	if locked {
-		if err := writeFileAtomic(l.lockedFile(), nil, false); err != nil {
-			return err
-		}
-		return writeJSONAtomic(l.stagedFile(), d, false)
-	}
-	if err := writeJSONAtomic(l.stagedFile(), d, false); err != nil {
-		return err
-	}
-	return removeIfExists(l.lockedFile())
-}
-
-// removeStaged drops the staged deployment, deployment first, so the lock
-// outlives it.
-func removeStaged(l layout) error {
-	if err := removeIfExists(l.stagedFile()); err != nil {
-		return err
-	}
-	return removeIfExists(l.lockedFile())
 }
 
 func removeIfExists(p string) error {
@@ -169,15 +150,16 @@ func Deployments(sysroot string) ([]Deployment, error) {
 	return s.boot.Deployments, nil
 }
 
-// StagedDeployment returns the staged deployment (nil if none) and whether it
-// is finalization-locked.
+// StagedDeployment returns the staged deployment (nil if none) and whether
+// it is finalization-locked: whether an orderly shutdown would leave it
+// alone (the "locked" key of /run/ostree/staged-deployment or the legacy
+// /run/ostree/staged-deployment-locked, as ostree decides).
 func StagedDeployment(run string) (*Deployment, bool, error) {
 	l := layout{run: run}
-	var d Deployment
-	found, err := readJSON(l.stagedFile(), &d)
-	if err != nil || !found {
+	rec, err := readStaged(l)
+	if err != nil || rec == nil {
 		return nil, false, err
 	}
-	locked, err := exists(l.lockedFile())
-	return &d, locked, err
+	legacy, err := exists(l.lockedFile())
+	return &rec.Deployment, rec.Locked || legacy, err
 }

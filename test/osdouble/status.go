@@ -8,11 +8,18 @@ import (
 )
 
 // statusDeployment is one entry of `rpm-ostree status --json`, with the field
-// names, types and presence rules of rpm-ostree (see
-// rpmostreed-deployment-utils and deployment_utils.rs): finalization-locked
-// only appears when true; origin only for non-container deployments;
-// container-image-reference(-digest) only for container deployments; the
-// package lists are always present, empty.
+// names, types and presence rules of the profile's rpm-ostree
+// (rpmostreed-deployment-utils.cxx rpmostreed_deployment_generate_variant
+// and rust/src/daemon.rs deployment_populate_variant):
+//   - finalization-locked only when true, and only from the legacy lock file
+//     (daemon.rs checks /run/ostree/staged-deployment-locked alone, "XXX"
+//     comment), so from 2024.6 on a locked deployment does not show it;
+//   - origin only for non-container deployments; container-image-reference
+//     for container ones, with container-image-reference-digest and version
+//     only when the image can be queried (non-fatal since issue #4185);
+//   - pending-base-* only for ostree-remote refspecs whose ref moved
+//     (never on the double's deployments);
+//   - the package lists always, the module lists only before 2024.7.
 type statusDeployment struct {
 	ID                             string         `json:"id"`
 	OSName                         string         `json:"osname"`
@@ -29,22 +36,36 @@ type statusDeployment struct {
 	ContainerImageReference        string         `json:"container-image-reference,omitempty"`
 	ContainerImageReferenceDigest  string         `json:"container-image-reference-digest,omitempty"`
 	BaseCommitMeta                 map[string]any `json:"base-commit-meta"`
-	PendingBaseChecksum            string         `json:"pending-base-checksum,omitempty"`
-	PendingBaseVersion             string         `json:"pending-base-version,omitempty"`
-	PendingBaseTimestamp           int64          `json:"pending-base-timestamp,omitempty"`
 	RegenerateInitramfs            bool           `json:"regenerate-initramfs"`
 	RequestedPackages              []string       `json:"requested-packages"`
 	RequestedLocalPackages         []string       `json:"requested-local-packages"`
 	RequestedLocalFileoverridePkgs []string       `json:"requested-local-fileoverride-packages"`
 	RequestedBaseRemovals          []string       `json:"requested-base-removals"`
 	RequestedBaseLocalReplacements []string       `json:"requested-base-local-replacements"`
-	RequestedModules               []string       `json:"requested-modules"`
-	RequestedModulesEnabled        []string       `json:"requested-modules-enabled"`
+	RequestedModules               []string       `json:"requested-modules,omitempty"`
+	RequestedModulesEnabled        []string       `json:"requested-modules-enabled,omitempty"`
 	Packages                       []string       `json:"packages"`
 	BaseRemovals                   []string       `json:"base-removals"`
 	BaseLocalReplacements          []string       `json:"base-local-replacements"`
 	BaseRemoteReplacements         map[string]any `json:"base-remote-replacements"`
-	Modules                        []string       `json:"modules"`
+	Modules                        []string       `json:"modules,omitempty"`
+}
+
+// MarshalJSON writes the module lists, empty, on the profiles that have them.
+func (d statusDeployment) MarshalJSON() ([]byte, error) {
+	type plain statusDeployment
+	b, err := json.Marshal(plain(d))
+	if err != nil || d.RequestedModules == nil {
+		return b, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"requested-modules", "requested-modules-enabled", "modules"} {
+		m[k] = []string{}
+	}
+	return json.Marshal(m)
 }
 
 type statusJSON struct {
@@ -54,50 +75,57 @@ type statusJSON struct {
 	UpdateDriver any                `json:"update-driver"`
 }
 
-func toStatusDeployment(d *Deployment, booted, staged, locked bool) statusDeployment {
+// statusView is what status needs besides the node state.
+type statusView struct {
+	prof          Profile
+	noImageDigest bool
+}
+
+func (v statusView) deployment(d *Deployment, booted, staged, legacyLocked bool) statusDeployment {
 	empty := []string{}
 	sd := statusDeployment{
-		ID: d.ID(), OSName: d.OSName, Serial: d.Serial, Checksum: d.Checksum, Version: d.Version,
-		Timestamp: d.Timestamp, Booted: booted, Staged: staged, FinalizationLocked: staged && locked,
+		ID: d.ID(), OSName: d.OSName, Serial: d.Serial, Checksum: d.Checksum,
+		Timestamp: d.Timestamp, Booted: booted, Staged: staged, FinalizationLocked: staged && legacyLocked,
 		Pinned: d.Pinned, Unlocked: "none", BaseCommitMeta: d.CommitMeta,
 		RequestedPackages: empty, RequestedLocalPackages: empty, RequestedLocalFileoverridePkgs: empty,
-		RequestedBaseRemovals: empty, RequestedBaseLocalReplacements: empty, RequestedModules: empty,
-		RequestedModulesEnabled: empty, Packages: empty, BaseRemovals: empty, BaseLocalReplacements: empty,
-		BaseRemoteReplacements: map[string]any{}, Modules: empty,
+		RequestedBaseRemovals: empty, RequestedBaseLocalReplacements: empty,
+		Packages: empty, BaseRemovals: empty, BaseLocalReplacements: empty,
+		BaseRemoteReplacements: map[string]any{},
+	}
+	if v.prof.ModuleFields {
+		sd.RequestedModules, sd.RequestedModulesEnabled, sd.Modules = empty, empty, empty
 	}
 	if sd.BaseCommitMeta == nil {
 		sd.BaseCommitMeta = map[string]any{}
 	}
 	if d.IsContainer() {
 		sd.ContainerImageReference = d.Origin
-		sd.ContainerImageReferenceDigest = d.ImageDigest
+		if !v.noImageDigest {
+			sd.ContainerImageReferenceDigest = d.ImageDigest
+			sd.Version = d.Version
+		}
 	} else {
 		sd.Origin = d.Origin
+		sd.Version = d.Version
 	}
 	return sd
 }
 
 // renderStatus builds status as rpm-ostree shows it: the staged deployment
 // first, then the bootloader's deployments, booted first.
-func renderStatus(st *nodeState, txn *transactionRecord, bootedOnly bool) statusJSON {
+func (v statusView) render(st *nodeState, txn *transactionRecord, bootedOnly bool) statusJSON {
 	out := statusJSON{Deployments: []statusDeployment{}}
 	if st.staged != nil && !bootedOnly {
-		out.Deployments = append(out.Deployments, toStatusDeployment(st.staged, false, true, st.locked))
+		out.Deployments = append(out.Deployments, v.deployment(st.staged, false, true, st.legacyLocked))
 	}
 	for i := range st.boot.Deployments {
 		if bootedOnly && i > 0 {
 			break
 		}
-		sd := toStatusDeployment(&st.boot.Deployments[i], i == 0, false, false)
-		if i == 0 && st.staged != nil {
-			sd.PendingBaseChecksum = st.staged.Checksum
-			sd.PendingBaseVersion = st.staged.Version
-			sd.PendingBaseTimestamp = st.staged.Timestamp
-		}
-		out.Deployments = append(out.Deployments, sd)
+		out.Deployments = append(out.Deployments, v.deployment(&st.boot.Deployments[i], i == 0, false, false))
 	}
 	if txn != nil {
-		out.Transaction = []string{txn.Title, fmt.Sprintf("client(id:%s pid:%d)", txn.ClientID, txn.PID),
+		out.Transaction = []string{txn.Title, fmt.Sprintf("client(id:%s pid:%d)", txn.ClientID, txn.ClientPID),
 			"/org/projectatomic/rpmostree1/" + st.booted().OSName}
 	}
 	return out

@@ -32,7 +32,8 @@ type Options struct {
 	Masters int
 	// Workers is the number of tenant workers; default 6.
 	Workers int
-	// DPUs is how many workers carry a DPU (the first ones); default Workers/2.
+	// DPUs is how many workers carry a DPU (the first ones); default
+	// Workers/2, negative for none.
 	DPUs int
 	// ImageBytes is the size of each synthesized OS image; default 16 MiB.
 	ImageBytes int64
@@ -48,6 +49,9 @@ type Options struct {
 	// Replicas of the workload Deployment (its PDB keeps all but one
 	// available); default Workers-1.
 	Replicas int
+	// RebootDelay keeps a rebooting node down this long before its daemon
+	// starts again (a real reboot takes a minute); default 0.
+	RebootDelay time.Duration
 	// Logf receives progress lines; default klog.
 	Logf func(format string, args ...any)
 }
@@ -61,6 +65,8 @@ func (o *Options) defaults() error {
 	}
 	if o.DPUs == 0 {
 		o.DPUs = o.Workers / 2
+	} else if o.DPUs < 0 {
+		o.DPUs = 0
 	}
 	if o.ImageBytes == 0 {
 		o.ImageBytes = 16 << 20
@@ -135,6 +141,9 @@ type World struct {
 
 	bins    binaries
 	monitor *Monitor
+	// unchanged are the pools the running rollout leaves alone
+	// (RolloutOptions.Pools).
+	unchanged map[string]bool
 
 	mu      sync.Mutex
 	stopped bool

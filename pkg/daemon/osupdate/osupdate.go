@@ -4,9 +4,13 @@
 package osupdate
 
 import (
+	"bufio"
 	"context"
 	"errors"
-	"os/exec"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"k8s.io/klog/v2"
@@ -26,28 +30,36 @@ type Options struct {
 	DefaultPolicy string
 	// PolicyOptions bind policies to this host (sysroot, unit, limits).
 	PolicyOptions iso.Options
+	// HostRun is the host's /run as the daemon sees it (ostree's staged
+	// deployment lives there); default /run.
+	HostRun string
+	// DaemonPIDFile, on a host without systemd, names the pid file of
+	// rpm-ostree's transaction daemon, the process that writes a stage: the
+	// I/O policy's cgroup and I/O class are applied to it (with a systemd
+	// unit, PolicyOptions.Unit, the unit's properties are used instead).
+	DaemonPIDFile string
 }
 
 // Adapter implements daemon.OS.
 type Adapter struct {
-	o Options
+	o   Options
+	rpm *ostree.Client // knows the rpm-ostree release once read
 }
 
 var _ daemon.OS = (*Adapter)(nil)
 
 // New returns an Adapter.
-func New(o Options) *Adapter { return &Adapter{o: o} }
-
-func (a *Adapter) client(hook func(*exec.Cmd) (func(int) error, error), progress func(ostree.StageProgress)) *ostree.Client {
-	return ostree.NewClient(ostree.Options{
-		Binary: a.o.Binary, Env: a.o.Env, ClientID: constants.RPMOstreeClientID,
-		StartHook: hook, OnProgress: progress,
-	})
+func New(o Options) *Adapter {
+	return &Adapter{o: o, rpm: ostree.NewClient(ostree.Options{
+		Binary: o.Binary, Env: o.Env, ClientID: constants.RPMOstreeClientID, HostRun: o.HostRun,
+	})}
 }
+
+func (a *Adapter) client() *ostree.Client { return a.rpm }
 
 // Status reports the booted and the staged deployment.
 func (a *Adapter) Status(ctx context.Context) (daemon.OSState, error) {
-	st, err := a.client(nil, nil).Status(ctx)
+	st, err := a.client().Status(ctx)
 	if err != nil {
 		return daemon.OSState{}, err
 	}
@@ -63,17 +75,22 @@ func (a *Adapter) Status(ctx context.Context) (daemon.OSState, error) {
 	return out, nil
 }
 
+// view is a deployment as the decision compares it with a MachineConfig:
+// the image it really carries (pkg/ostree Deployment.Image: transport
+// stripped like the MCO, containers-storage included, pinned to the
+// trusted digest; "" when unknown).
 func view(d *ostree.Deployment) daemon.Deployment {
 	return daemon.Deployment{
 		Checksum:           d.GetBaseChecksum(),
-		Image:              daemon.NormalizeImage(d.ContainerImageReference),
+		Image:              d.Image(),
 		FinalizationLocked: d.FinalizationLocked,
 	}
 }
 
 // Stage stages image finalization-locked under the I/O policy. The bytes
-// written are those the rpm-ostree child processes wrote; with a real
-// rpm-ostree the writer is the rpm-ostreed service and they read ~0.
+// written are those of the process that writes: rpm-ostree's transaction
+// daemon when DaemonPIDFile names it (/proc/<pid>/io), else the daemon's
+// finished children (with a systemd rpm-ostreed that reads ~0).
 func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func(daemon.StageProgress)) (daemon.StageResult, error) {
 	if policy == "" {
 		policy = a.o.DefaultPolicy
@@ -91,7 +108,26 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 			klog.FromContext(ctx).Error(cerr, "closing I/O policy session", "policy", policy)
 		}
 	}()
-	before := childWriteBytes()
+	written := childWriteBytes
+	if a.o.DaemonPIDFile != "" {
+		pid, err := readPID(a.o.DaemonPIDFile)
+		if err != nil {
+			return daemon.StageResult{}, fmt.Errorf("staging under I/O policy %s: %w", pol.Name(), err)
+		}
+		restore, err := sess.ApplyToProcess(pid)
+		if err != nil {
+			return daemon.StageResult{}, fmt.Errorf("applying I/O policy %s to rpm-ostree's transaction daemon (pid %d): %w", pol.Name(), pid, err)
+		}
+		defer func() {
+			if err := restore(); err != nil {
+				klog.FromContext(ctx).Error(err, "restoring rpm-ostree's transaction daemon after staging", "pid", pid)
+			}
+		}()
+		written = func() int64 { return processWriteBytes(pid) }
+	} else if sess.TargetsProcess() {
+		return daemon.StageResult{}, fmt.Errorf("I/O policy %s limits the process that writes the stage, but neither a systemd unit nor the transaction daemon's pid file is configured", pol.Name())
+	}
+	before := written()
 	if progress != nil {
 		progress(daemon.StageProgress{Percent: 0, Message: "staging " + image + " (I/O policy " + pol.Name() + ")"})
 	}
@@ -99,7 +135,7 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 	if progress != nil {
 		onProgress = func(p ostree.StageProgress) { progress(percent(p)) }
 	}
-	d, err := a.client(sess.Hook(), onProgress).Stage(ctx, image)
+	d, err := a.client().With(sess.Hook(), onProgress).Stage(ctx, image)
 	if errors.Is(err, ostree.ErrAlreadyBooted) {
 		err = nil // nothing to stage: the booted deployment carries the image
 	}
@@ -109,22 +145,22 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 	if progress != nil {
 		progress(daemon.StageProgress{Percent: 100, Message: "staged " + image})
 	}
-	return daemon.StageResult{Checksum: d.GetBaseChecksum(), BytesWritten: childWriteBytes() - before}, nil
+	return daemon.StageResult{Checksum: d.GetBaseChecksum(), BytesWritten: written() - before}, nil
 }
 
 // Finalize unlocks the staged deployment (rpm-ostree then reboots).
 func (a *Adapter) Finalize(ctx context.Context, checksum string) error {
-	return a.client(nil, nil).Finalize(ctx, checksum)
+	return a.client().Finalize(ctx, checksum)
 }
 
 // CleanupStaged discards the staged deployment.
 func (a *Adapter) CleanupStaged(ctx context.Context) error {
-	return a.client(nil, nil).CleanupPending(ctx)
+	return a.client().CleanupPending(ctx)
 }
 
 // SetKernelArgs edits the kernel arguments of the pending deployment.
 func (a *Adapter) SetKernelArgs(ctx context.Context, add, del []string) error {
-	return a.client(nil, nil).SetKernelArgs(ctx, add, del)
+	return a.client().SetKernelArgs(ctx, add, del)
 }
 
 // percent turns rpm-ostree's pull progress into a percentage (bytes when
@@ -149,4 +185,34 @@ func childWriteBytes() int64 {
 		return 0
 	}
 	return ru.Oublock * 512
+}
+
+func readPID(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("rpm-ostree transaction daemon: %w", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("rpm-ostree transaction daemon pid file %s: %q", path, b)
+	}
+	return pid, nil
+}
+
+// processWriteBytes is the write_bytes of /proc/<pid>/io: what the process
+// caused to be written to storage (0 when unreadable).
+func processWriteBytes(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "write_bytes: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }

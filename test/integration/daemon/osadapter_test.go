@@ -39,11 +39,19 @@ func TestOSAdapterWithDouble(t *testing.T) {
 	if err := osdouble.Init(ctx, sysroot, osdouble.InitialOS{ImageRef: imgs[0]}); err != nil {
 		t.Fatal(err)
 	}
+	node := osdouble.Node{Sysroot: sysroot, Run: run, RebootFile: rebootFile}
+	rpmOstreed, err := node.StartDaemonProcess(ctx, rpmOstree, filepath.Join(dir, "rpm-ostreed.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rpmOstreed.Kill() }()
 	a := osupdate.New(osupdate.Options{
 		Binary:        rpmOstree,
-		Env:           []string{osdouble.EnvSysroot + "=" + sysroot, osdouble.EnvRun + "=" + run, osdouble.EnvRebootFile + "=" + rebootFile},
+		Env:           node.Env(),
 		DefaultPolicy: iso.PolicyPerObjectFsync,
 		PolicyOptions: iso.Options{Sysroot: sysroot},
+		HostRun:       run,
+		DaemonPIDFile: osdouble.DaemonPIDFile(run),
 	})
 	st, err := a.Status(ctx)
 	if err != nil {
@@ -83,7 +91,11 @@ func TestOSAdapterWithDouble(t *testing.T) {
 	if _, err := os.Stat(rebootFile); err != nil {
 		t.Fatalf("finalize did not ask for a reboot: %v", err)
 	}
+	_ = rpmOstreed.Kill() // the machine goes down with its rpm-ostreed
 	if err := osdouble.Reboot(sysroot, run); err != nil {
+		t.Fatal(err)
+	}
+	if rpmOstreed, err = node.StartDaemonProcess(ctx, rpmOstree, filepath.Join(dir, "rpm-ostreed.log")); err != nil {
 		t.Fatal(err)
 	}
 	if st, err = a.Status(ctx); err != nil || st.Booted.Image != imgs[1] || st.Staged != nil {
