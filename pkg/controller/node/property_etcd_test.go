@@ -206,7 +206,8 @@ func (e *simEtcd) judge(w *world, s *etcdSnapshot, r node.Result, desiredBefore 
 			}
 			w.violate("R7: %s, the node of etcd leader %s, granted while it leads a %d-member cluster", g, s.leader, len(s.members))
 			for _, m := range s.members {
-				if n := c.node(e.nodeOf[m]); m != s.leader && n != nil && n.ann[constants.CurrentConfigAnnotation] != c.pool.Target {
+				if n := c.node(e.nodeOf[m]); m != s.leader && n != nil && c.cache[n.name] != nil &&
+					c.cache[n.name].Annotations[constants.CurrentConfigAnnotation] != c.pool.Target {
 					w.violate("R7: leader's node %s granted while follower %s (%s) is pending", g, m, n.name)
 				}
 			}
@@ -220,9 +221,17 @@ func (e *simEtcd) judge(w *world, s *etcdSnapshot, r node.Result, desiredBefore 
 		if _, sick := s.unhealthy[m.To]; sick || !slices.Contains(s.members, m.To) {
 			w.violate("R7: MoveLeader to %s, which is not a healthy member", m.To)
 		}
-		if n := c.node(e.nodeOf[m.To]); n != nil && (n.ann[constants.CurrentConfigAnnotation] != c.pool.Target ||
-			n.ann[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone) {
-			w.violate("R7: MoveLeader to %s, whose node %s is not updated to %s", m.To, n.name, c.pool.Target)
+		// The daemon writes currentConfig and state: judged as the cache
+		// showed them (the world may be ahead, a failure the planner could
+		// not see yet).
+		if n := c.node(e.nodeOf[m.To]); n != nil {
+			a := n.ann
+			if o := c.cache[n.name]; o != nil {
+				a = o.Annotations
+			}
+			if a[constants.CurrentConfigAnnotation] != c.pool.Target || a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone {
+				w.violate("R7: MoveLeader to %s, whose node %s is not updated to %s", m.To, n.name, c.pool.Target)
+			}
 		}
 		if e.leader == m.From && (w.calm || w.rng.Float64() >= w.profile.moveFailP) {
 			e.leader = m.To
