@@ -141,6 +141,13 @@ type World struct {
 
 	bins    binaries
 	monitor *Monitor
+	// baseImage is the image the nodes run between rollouts; rolloutImage
+	// the one the running rollout publishes; images the synthesized ones
+	// past the first two, by version; bootsAtStart each node's boots when
+	// the running rollout began.
+	baseImage, rolloutImage string
+	images                  map[int]string
+	bootsAtStart            map[string]int
 	// unchanged are the pools the running rollout leaves alone
 	// (RolloutOptions.Pools).
 	unchanged map[string]bool
