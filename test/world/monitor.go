@@ -343,7 +343,18 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 		_ = m.w.Etcd.StopMember(n.etcdMember)
 	}
 	if n.Cluster == m.w.Infra && n.Pair != "" {
-		pods, err := m.w.Tenant.CP.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Pair})
+		// The tenant apiserver may be restarting (a fault): retry for a
+		// while. No pod can leave or land on the host without it, so the
+		// first answer still tells what the host ran at the DPU's shutdown.
+		var pods *corev1.PodList
+		err := framework.Await(ctx, "the pods of "+n.Pair, 30*time.Second, 200*time.Millisecond, func(ctx context.Context) (bool, string, error) {
+			var err error
+			pods, err = m.w.Tenant.CP.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Pair})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
 		if err != nil {
 			m.violate("%s rebooted (%s) and its host %s could not be checked: %v", n.Name, cause, n.Pair, err)
 			return

@@ -140,7 +140,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		if err := faults.step(ctx, w, rows); err != nil {
 			return false, err
 		}
-		done = done && faults.finished()
+		done = done && faults.quiet()
 		for _, r := range rows {
 			if !killed && r.Name == o.KillDaemon && r.State == constants.MachineConfigDaemonStateWorking {
 				w.Opts.Logf("world: kill -9 the daemon of %s", r.Name)
