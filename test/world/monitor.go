@@ -48,8 +48,9 @@ type Monitor struct {
 	// external are nodes a fault made NotReady, since when (see
 	// FaultNodeNotReady); lastDesired is each node's desiredConfig at the
 	// previous sample, to see grants.
-	external    map[string]time.Time
-	lastDesired map[string]string
+	external        map[string]time.Time
+	lastDesired     map[string]string
+	lastUnavailable map[string]bool
 }
 
 type masterReboot struct {
@@ -80,6 +81,7 @@ func (m *Monitor) reset() {
 	m.nodes = map[string]*corev1.Node{}
 	m.external = map[string]time.Time{}
 	m.lastDesired = map[string]string{}
+	m.lastUnavailable = map[string]bool{}
 }
 
 // setExternal marks a node a fault made NotReady (on), or no longer (off).
@@ -241,11 +243,15 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 				}
 				who[n.Pool] = append(who[n.Pool], nodeStatus(node))
 			}
+			// A grant to a node that was already unavailable (a held DPU
+			// host handed to its update) adds no disruption.
 			d := node.Annotations[constants.DesiredConfigAnnotation]
-			if prev, ok := m.lastDesired[node.Name]; ok && d != prev && d != node.Annotations[constants.CurrentConfigAnnotation] {
+			if prev, ok := m.lastDesired[node.Name]; ok && d != prev && d != node.Annotations[constants.CurrentConfigAnnotation] &&
+				!m.lastUnavailable[node.Name] {
 				granted = append(granted, n)
 			}
 			m.lastDesired[node.Name] = d
+			m.lastUnavailable[node.Name] = nodeUnavailable(node)
 		}
 		for _, g := range granted {
 			for x, since := range m.external {
