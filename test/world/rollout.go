@@ -2,19 +2,18 @@ package world
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
-	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/ostree"
 )
 
@@ -87,26 +86,16 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if err := w.monitor.start(ctx); err != nil {
 		return nil, err
 	}
-	w.Opts.Logf("world: publishing OS image %d and %s to every pool", o.Version, UpdateFile)
-	// The infra cluster goes first: its DPU drains then find the tenant
-	// hosts before their own update, so one drain and one reboot serve both
-	// (docs/dpu.md). Render delays make the order of the MachineConfigs
-	// alone no guarantee, so the tenant pools wait, paused, until every
-	// DPU host is claimed by its DPU's Drain request.
-	if err := setPoolsPaused(ctx, w.Tenant, true); err != nil {
+	coalesce, err := startCoalesceWatch(ctx, w)
+	if err != nil {
 		return nil, err
 	}
+	w.Opts.Logf("world: publishing OS image %d and %s to every pool of both clusters at the same moment", o.Version, UpdateFile)
+	// Nothing is paused or ordered: coalescing the DPU hosts' two updates
+	// into one drain and one reboot is the product's job (docs/dpu.md).
 	w.unchanged = o.unchangedPools(w)
-	for _, c := range []*Cluster{w.Infra, w.Tenant} {
-		for pool := range c.Pools {
-			if w.unchanged[c.Name+"/"+pool] {
-				continue
-			}
-			files := []ignitionFile{{Path: UpdateFile, Contents: fmt.Sprintf("tandem update %d\n", o.Version)}}
-			if err := w.applyConfig(ctx, c, "99-"+pool+"-update", pool, image, files); err != nil {
-				return nil, err
-			}
-		}
+	if err := w.publishUpdate(ctx, o.Version, image); err != nil {
+		return nil, err
 	}
 	targets := map[string]string{}
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
@@ -121,12 +110,6 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 			}
 			targets[c.Name+"/"+pool] = cfg
 		}
-	}
-	if err := w.waitHostsClaimed(ctx, w.unchanged); err != nil {
-		return nil, err
-	}
-	if err := setPoolsPaused(ctx, w.Tenant, false); err != nil {
-		return nil, err
 	}
 	w.Opts.Logf("world: rolling out %v", targets)
 	lastTable := time.Time{}
@@ -173,7 +156,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if o.Table != nil {
 		printTable(o.Table, rows, time.Since(start))
 	}
-	sum := w.summarize(rows, time.Since(start), o)
+	sum := w.summarize(rows, time.Since(start), o, coalesce)
 	sum.Faults = faults.reports()
 	for _, f := range sum.Faults {
 		sum.Invariants = append(sum.Invariants, Invariant{Name: "fault " + f.Name + " made", OK: f.Err == "",
@@ -259,46 +242,29 @@ func (w *World) rank(name string) int {
 	return len(w.Order)
 }
 
-func setPoolsPaused(ctx context.Context, c *Cluster, paused bool) error {
-	patch := []byte(fmt.Sprintf(`{"spec":{"paused":%v}}`, paused))
-	for pool := range c.Pools {
-		if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("setting paused=%v on pool %s in %s: %w", paused, pool, c.Name, err)
-		}
-	}
-	return nil
-}
-
-// waitHostsClaimed waits until every DPU host has a Drain HostMaintenance
-// the tenant controller has seen (it wrote a status): from then on the
-// tenant planner leaves the host to the maintenance.
-func (w *World) waitHostsClaimed(ctx context.Context, unchanged map[string]bool) error {
-	hms, err := dpu.NewHostMaintenances(w.Tenant.CP.RESTConfig)
-	if err != nil {
-		return err
-	}
-	var unclaimed []string
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := hms.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		claimed := map[string]bool{}
-		for _, hm := range list.Items {
-			if hm.Spec.Action == dpuv1.ActionDrain && hm.Status.Phase != "" && !hm.Status.Phase.Terminal() {
-				claimed[hm.Spec.NodeName] = true
+// publishUpdate creates (or updates) every changed pool's update
+// MachineConfig, both clusters at once: image version v and UpdateFile.
+func (w *World) publishUpdate(ctx context.Context, v int, image string) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, c := range []*Cluster{w.Infra, w.Tenant} {
+		for pool := range c.Pools {
+			if w.unchanged[c.Name+"/"+pool] {
+				continue
 			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				files := []ignitionFile{{Path: UpdateFile, Contents: fmt.Sprintf("tandem update %d\n", v)}}
+				if err := w.applyConfig(ctx, c, "99-"+pool+"-update", pool, image, files); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
 		}
-		unclaimed = nil
-		for _, name := range w.Order {
-			if n := w.Nodes[name]; n.Cluster == w.Infra && n.Pair != "" && !claimed[n.Pair] && !unchanged[n.Cluster.Name+"/"+n.Pool] {
-				unclaimed = append(unclaimed, n.Pair)
-			}
-		}
-		return len(unclaimed) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("DPU hosts %v got no Drain HostMaintenance: %w", unclaimed, err)
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
