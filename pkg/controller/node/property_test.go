@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/klog/v2"
@@ -145,7 +144,8 @@ type world struct {
 
 func newWorld(seed uint64, st *stats) *world {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	w := &world{ctx: klog.NewContext(context.Background(), logr.Discard()), rng: rng, stats: st, hms: map[string]*dpuv1.HostMaintenance{}, cfgSeq: map[string]int{},
+	// The deciders' progress logs are not wanted here: a logger at V(10).
+	w := &world{ctx: klog.NewContext(context.Background(), klog.NewKlogr().V(10)), rng: rng, stats: st, hms: map[string]*dpuv1.HostMaintenance{}, cfgSeq: map[string]int{},
 		targetSince: map[string]time.Time{}}
 	w.kind = scheduleKind(rng.IntN(3))
 	st.byKind[w.kind]++
