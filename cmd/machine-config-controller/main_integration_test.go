@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/test/framework"
@@ -67,12 +68,12 @@ func TestRunWiresControllersUnderLeaderElection(t *testing.T) {
 		}
 	}()
 
-	poll(ctx, t, "the leader Lease", func() bool {
+	poll(ctx, t, cp, "the leader Lease", func() bool {
 		l, err := cp.Kube.CoordinationV1().Leases(metav1.NamespaceDefault).Get(ctx, o.leaseName, metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != ""
 	})
 	var target string
-	poll(ctx, t, "a rendered worker config", func() bool {
+	poll(ctx, t, cp, "a rendered worker config", func() bool {
 		p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.WorkerPool, metav1.GetOptions{})
 		target = ""
 		if err == nil {
@@ -80,7 +81,7 @@ func TestRunWiresControllersUnderLeaderElection(t *testing.T) {
 		}
 		return target != ""
 	})
-	poll(ctx, t, "both workers staged and one granted", func() bool {
+	poll(ctx, t, cp, "both workers staged and one granted", func() bool {
 		nodes, err := cp.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false
@@ -100,15 +101,32 @@ func TestRunWiresControllersUnderLeaderElection(t *testing.T) {
 	})
 	// The MCO's counts: the granted worker is unavailable, the other still
 	// runs the old config and is available.
-	poll(ctx, t, "pool status: 2 machines, 1 unavailable, 0 updated", func() bool {
+	poll(ctx, t, cp, "pool status: 2 machines, 1 unavailable, 0 updated", func() bool {
 		p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.WorkerPool, metav1.GetOptions{})
 		return err == nil && p.Status.MachineCount == 2 && p.Status.UnavailableMachineCount == 1 && p.Status.UpdatedMachineCount == 0
 	})
 }
 
-func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
+// poll waits for cond, at most framework.DefaultWait; on timeout it fails
+// with the worker pool's status and the nodes' annotations it saw last.
+func poll(ctx context.Context, t *testing.T, cp *framework.ControlPlane, what string, cond func() bool) {
 	t.Helper()
-	if err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
+	err := framework.Await(ctx, what, framework.DefaultWait, 200*time.Millisecond, func(ctx context.Context) (bool, string, error) {
+		if cond() {
+			return true, "", nil
+		}
+		var b strings.Builder
+		if p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.WorkerPool, metav1.GetOptions{}); err == nil {
+			fmt.Fprintf(&b, "pool %s target %s status %+v; ", p.Name, p.Spec.Configuration.Name, p.Status)
+		}
+		if nodes, err := cp.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err == nil {
+			for _, n := range nodes.Items {
+				fmt.Fprintf(&b, "node %s desired=%s stage=%s; ", n.Name, n.Annotations[constants.DesiredConfigAnnotation], n.Annotations[constants.StageConfigAnnotation])
+			}
+		}
+		return false, b.String(), nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,6 +53,10 @@ type ControlPlane struct {
 	env         *envtest.Environment
 	controllers []*process
 	logs        []io.Closer
+	// apiserverPID is envtest's kube-apiserver; restarted replaces it after
+	// RestartAPIServer.
+	apiserverPID int
+	restarted    *process
 }
 
 // StartControlPlane starts a kube-apiserver with tandem's CRDs.
@@ -95,7 +100,9 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 		CRDs:                     crds,
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
+		// A kube-apiserver that has not stopped 10 s after SIGTERM gets
+		// SIGKILL: a test's (or make run's) teardown must not wait on it.
+		ControlPlaneStopTimeout: 10 * time.Second,
 	}
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{Out: apiLog, Err: apiLog}
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
@@ -104,7 +111,17 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 		cp.env.ControlPlane.APIServer.Configure().Set("etcd-servers", strings.Join(o.EtcdCluster.ClientURLs(), ","))
 	}
 	klog.InfoS("starting control plane", "name", o.Name, "dir", o.Dir)
-	if _, err := cp.env.Start(); err != nil {
+	before := childrenOf(os.Getpid())
+	_, err = cp.env.Start()
+	// envtest starts kube-apiserver and etcd without Pdeathsig: the reaper
+	// must know them (also when the start failed half way).
+	TrackChildren()
+	for pid := range childrenOf(os.Getpid()) {
+		if !before[pid] && filepath.Base(commandOf(pid)) == "kube-apiserver" {
+			cp.apiserverPID = pid
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver for %s (log %s): %w", o.Name, filepath.Join(o.Dir, "kube-apiserver.log"), err)
 	}
 	admin, err := cp.env.ControlPlane.AddUser(envtest.User{Name: "tandem-admin", Groups: []string{"system:masters"}}, nil)
@@ -165,9 +182,13 @@ func (cp *ControlPlane) ImpersonatingConfig(user string, groups ...string) *rest
 // Stop stops the controllers, then the apiserver and its etcd.
 func (cp *ControlPlane) Stop() error {
 	for i := len(cp.controllers) - 1; i >= 0; i-- {
-		_ = cp.controllers[i].stop(10 * time.Second)
+		_ = cp.controllers[i].stop(5 * time.Second)
 	}
 	cp.controllers = nil
+	if cp.restarted != nil {
+		_ = cp.restarted.stop(10 * time.Second)
+		cp.restarted = nil
+	}
 	var err error
 	if cp.env != nil {
 		err = cp.env.Stop()
@@ -258,4 +279,92 @@ func (cp *ControlPlane) AddUser(name string, groups ...string) (string, *rest.Co
 		return "", nil, fmt.Errorf("writing kubeconfig of %s: %w", name, err)
 	}
 	return path, u.Config(), nil
+}
+
+// RestartAPIServer stops the kube-apiserver (SIGTERM, as a restart of its
+// static pod does; SIGKILL after 10 s) and starts it again with the same
+// flags, certificates and storage, then waits (at most 2 minutes) until it
+// is ready. Clients keep their kubeconfigs.
+func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
+	var args []string
+	if cp.restarted != nil {
+		args = append([]string{cp.restarted.path}, cp.restarted.args...)
+		if err := cp.restarted.stop(10 * time.Second); err != nil {
+			return err
+		}
+	} else {
+		pid := cp.apiserverPID
+		if pid == 0 {
+			return fmt.Errorf("%s: the kube-apiserver process is not known", cp.Name)
+		}
+		if args = commandLine(pid); len(args) == 0 {
+			return fmt.Errorf("%s: cannot read the command line of kube-apiserver (pid %d)", cp.Name, pid)
+		}
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		if err := waitGone(pid, 10*time.Second); err != nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if err := waitGone(pid, killWait); err != nil {
+				return fmt.Errorf("%s: kube-apiserver did not stop: %w", cp.Name, err)
+			}
+		}
+	}
+	p := newProcess(cp.Name+" kube-apiserver", args[0], filepath.Join(cp.Dir, "kube-apiserver.log"), args[1:]...)
+	if err := p.start(); err != nil {
+		return err
+	}
+	cp.restarted = p
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var last error
+	err := poll(wctx, 200*time.Millisecond, func() (bool, error) {
+		if dead, werr := p.exited(); dead {
+			return false, fmt.Errorf("kube-apiserver exited after its restart: %v; log %s:\n%s", werr, p.logPath, p.logTail())
+		}
+		last = cp.Kube.Discovery().RESTClient().Get().AbsPath("/readyz").Do(wctx).Error()
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: kube-apiserver not ready after its restart: %w (last: %v)", cp.Name, err, last)
+	}
+	return nil
+}
+
+// waitGone waits until pid has exited (or is a zombie), at most d.
+func waitGone(pid int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		if st := procState(pid); st == "gone" || st == "Z" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d still runs (state %s) after %s", pid, procState(pid), d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func childrenOf(parent int) map[int]bool {
+	out := map[int]bool{}
+	for pid, ppid := range processParents() {
+		if ppid == parent {
+			out[pid] = true
+		}
+	}
+	return out
+}
+
+// commandLine is a process's argv, from /proc.
+func commandLine(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+func commandOf(pid int) string {
+	if a := commandLine(pid); len(a) > 0 {
+		return a[0]
+	}
+	return ""
 }

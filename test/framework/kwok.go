@@ -11,7 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // KwokNodeAnnotation marks the nodes kwok simulates a kubelet for.
@@ -124,4 +126,60 @@ func NodeReady(node *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// SetNodeNotReady takes a node from kwok (it stops playing its kubelet) and
+// reports it NotReady, as the node controller sees a kubelet that lost its
+// network. RestoreNode gives it back.
+func SetNodeNotReady(ctx context.Context, cs kubernetes.Interface, name string) error {
+	patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":null}}}`)
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("taking node %s from kwok: %w", name, err)
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		found := false
+		for i := range n.Status.Conditions {
+			if c := &n.Status.Conditions[i]; c.Type == corev1.NodeReady {
+				c.Status, c.Reason, c.Message = corev1.ConditionFalse, "KubeletNotReady", "simulated: the kubelet lost its network"
+				c.LastHeartbeatTime, c.LastTransitionTime = now, now
+				found = true
+			}
+		}
+		if !found {
+			n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady,
+				Status: corev1.ConditionFalse, Reason: "KubeletNotReady", LastHeartbeatTime: now, LastTransitionTime: now})
+		}
+		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// RestoreNode hands a node back to kwok and waits (at most bound) until it
+// reports Ready again.
+func RestoreNode(ctx context.Context, cs kubernetes.Interface, name string, bound time.Duration) error {
+	patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":"fake"}}}`)
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("giving node %s back to kwok: %w", name, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var last string
+	err := poll(wctx, 250*time.Millisecond, func() (bool, error) {
+		n, err := cs.CoreV1().Nodes().Get(wctx, name, metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("conditions %v", n.Status.Conditions)
+		return NodeReady(n), nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s not Ready %s after kwok took it back: %w; last seen: %s", name, bound, err, last)
+	}
+	return nil
 }

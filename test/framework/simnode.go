@@ -261,7 +261,12 @@ func (n *SimNode) killDaemon() {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(killWait):
+		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
+	}
+	Untrack(cmd.Process.Pid)
 }
 
 // startRPMOstreed starts the node's transaction daemon; it dies with the

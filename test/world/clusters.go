@@ -116,6 +116,16 @@ type ignitionFile struct {
 }
 
 func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
+	return w.writeConfig(ctx, c, name, pool, image, files, false)
+}
+
+// applyConfig creates the MachineConfig, or updates it when it exists (a
+// later rollout of the same world).
+func (w *World) applyConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
+	return w.writeConfig(ctx, c, name, pool, image, files, true)
+}
+
+func (w *World) writeConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile, update bool) error {
 	type contents struct {
 		Source string `json:"source"`
 	}
@@ -141,7 +151,17 @@ func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image 
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{constants.MachineConfigRoleLabel: pool}},
 		Spec:       mcfgv1.MachineConfigSpec{OSImageURL: image, Config: runtime.RawExtension{Raw: raw}},
 	}
-	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigs().Create(ctx, mc, metav1.CreateOptions{}); err != nil {
+	mcs := c.CP.MCO.MachineconfigurationV1().MachineConfigs()
+	if update {
+		if cur, err := mcs.Get(ctx, name, metav1.GetOptions{}); err == nil {
+			cur.Spec = mc.Spec
+			if _, err := mcs.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("updating MachineConfig %s in %s: %w", name, c.Name, err)
+			}
+			return nil
+		}
+	}
+	if _, err := mcs.Create(ctx, mc, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating MachineConfig %s in %s: %w", name, c.Name, err)
 	}
 	return nil

@@ -30,5 +30,29 @@ func (w *World) startImages(ctx context.Context) error {
 		w.Images[i] = ref
 		w.Opts.Logf("world:   image %d: %s (%d MiB)", i+1, ref, w.Opts.ImageBytes>>20)
 	}
+	w.baseImage = w.Images[0]
 	return nil
+}
+
+// image returns OS image version v (1-based), synthesizing it when it is
+// past the world's first two.
+func (w *World) image(ctx context.Context, v int) (string, error) {
+	if v >= 1 && v <= len(w.Images) {
+		return w.Images[v-1], nil
+	}
+	if ref, ok := w.images[v]; ok {
+		return ref, nil
+	}
+	ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{
+		Registry: w.Registry.Host(), Repo: "rhcos", Version: v, SizeBytes: w.Opts.ImageBytes, WorkDir: w.path("synth"),
+	})
+	if err != nil {
+		return "", fmt.Errorf("synthesizing OS image %d: %w", v, err)
+	}
+	if w.images == nil {
+		w.images = map[int]string{}
+	}
+	w.images[v] = ref
+	w.Opts.Logf("world:   image %d: %s (%d MiB)", v, ref, w.Opts.ImageBytes>>20)
+	return ref, nil
 }

@@ -45,6 +45,12 @@ type Monitor struct {
 	reboots    map[string]int
 	violations []string
 	nodes      map[string]*corev1.Node
+	// external are nodes a fault made NotReady, since when (see
+	// FaultNodeNotReady); lastDesired is each node's desiredConfig at the
+	// previous sample, to see grants.
+	external        map[string]time.Time
+	lastDesired     map[string]string
+	lastUnavailable map[string]bool
 }
 
 type masterReboot struct {
@@ -54,16 +60,51 @@ type masterReboot struct {
 }
 
 func newMonitor(w *World) *Monitor {
-	return &Monitor{
-		w:                  w,
-		maxUnavailableSeen: map[string]int{},
-		minReadyWeb:        -1,
-		cordonedAt:         map[string]time.Time{},
-		windows:            map[string]time.Duration{},
-		reboots:            map[string]int{},
-		nodes:              map[string]*corev1.Node{},
+	m := &Monitor{w: w}
+	m.reset()
+	return m
+}
+
+// reset forgets the previous rollout: every rollout is judged alone.
+func (m *Monitor) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.maxUnavailableSeen = map[string]int{}
+	m.leader, m.leaderChanges, m.initialLeader = "", 0, ""
+	m.masterReboots = nil
+	m.writes, m.failedWrites = 0, 0
+	m.minReadyWeb = -1
+	m.cordonedAt = map[string]time.Time{}
+	m.windows = map[string]time.Duration{}
+	m.reboots = map[string]int{}
+	m.violations = nil
+	m.nodes = map[string]*corev1.Node{}
+	m.external = map[string]time.Time{}
+	m.lastDesired = map[string]string{}
+	m.lastUnavailable = map[string]bool{}
+}
+
+// setExternal marks a node a fault made NotReady (on), or no longer (off).
+func (m *Monitor) setExternal(node string, on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if on {
+		m.external[node] = time.Now()
+	} else {
+		delete(m.external, node)
 	}
 }
+
+// currentLeader is the etcd leader's member name as last seen.
+func (m *Monitor) currentLeader() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.leader
+}
+
+// externalGrace is how long after a fault made a node NotReady the monitor
+// expects the planner to know: a grant in that moment could not know better.
+const externalGrace = 2 * time.Second
 
 func (m *Monitor) violate(format string, args ...any) {
 	m.mu.Lock()
@@ -75,6 +116,7 @@ func (m *Monitor) violate(format string, args ...any) {
 
 // start begins sampling; called when the update is published.
 func (m *Monitor) start(ctx context.Context) error {
+	m.reset()
 	ctx, m.cancel = context.WithCancel(ctx)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: m.w.Etcd.ClientURLs(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
@@ -181,8 +223,11 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		unavailable := map[string]int{}
+		unavailable := map[string]int{} // the rollout's own: the invariant
+		withFaults := map[string]int{}  // with nodes a fault made NotReady
 		who := map[string][]string{}
+		var granted []*Node
+		m.mu.Lock()
 		for i := range list.Items {
 			node := &list.Items[i]
 			n, ok := m.w.Nodes[node.Name]
@@ -190,12 +235,35 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 				continue
 			}
 			seen[node.Name] = node
+			_, external := m.external[node.Name]
 			if nodeUnavailable(node) {
-				unavailable[n.Pool]++
+				withFaults[n.Pool]++
+				if !external || nodeUnavailableBut(node, true) {
+					unavailable[n.Pool]++
+				}
 				who[n.Pool] = append(who[n.Pool], nodeStatus(node))
 			}
+			// A grant to a node that was already unavailable (a held DPU
+			// host handed to its update) adds no disruption.
+			d := node.Annotations[constants.DesiredConfigAnnotation]
+			if prev, ok := m.lastDesired[node.Name]; ok && d != prev && d != node.Annotations[constants.CurrentConfigAnnotation] &&
+				!m.lastUnavailable[node.Name] {
+				granted = append(granted, n)
+			}
+			m.lastDesired[node.Name] = d
+			m.lastUnavailable[node.Name] = nodeUnavailable(node)
 		}
-		m.mu.Lock()
+		for _, g := range granted {
+			for x, since := range m.external {
+				if xn := m.w.Nodes[x]; xn != nil && xn.Cluster == c && xn.Pool == g.Pool && now.Sub(since) >= externalGrace &&
+					withFaults[g.Pool] > c.Pools[g.Pool] {
+					m.mu.Unlock()
+					m.violate("%s/%s: %s granted while %s was NotReady and the pool was full: %d unavailable counting it, maxUnavailable %d: %v",
+						c.Name, g.Pool, g.Name, x, withFaults[g.Pool], c.Pools[g.Pool], who[g.Pool])
+					m.mu.Lock()
+				}
+			}
+		}
 		for pool, limit := range c.Pools {
 			key := c.Name + "/" + pool
 			if unavailable[pool] > m.maxUnavailableSeen[key] {
@@ -239,10 +307,15 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 
 // nodeUnavailable is the MCO's notion: being updated, cordoned, not Ready
 // or degraded.
-func nodeUnavailable(n *corev1.Node) bool {
+func nodeUnavailable(n *corev1.Node) bool { return nodeUnavailableBut(n, false) }
+
+// nodeUnavailableBut is nodeUnavailable, ignoring readiness when
+// ignoreReady (a node a fault made NotReady still counts if it is also
+// updated, cordoned or degraded).
+func nodeUnavailableBut(n *corev1.Node, ignoreReady bool) bool {
 	a := n.Annotations
 	return a[constants.DesiredConfigAnnotation] != a[constants.CurrentConfigAnnotation] ||
-		n.Spec.Unschedulable || !framework.NodeReady(n) ||
+		n.Spec.Unschedulable || (!ignoreReady && !framework.NodeReady(n)) ||
 		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateDegraded ||
 		a[constants.StateAnnotation] == constants.MachineConfigDaemonStateUnreconcilable
 }
@@ -276,7 +349,18 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 		_ = m.w.Etcd.StopMember(n.etcdMember)
 	}
 	if n.Cluster == m.w.Infra && n.Pair != "" {
-		pods, err := m.w.Tenant.CP.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Pair})
+		// The tenant apiserver may be restarting (a fault): retry for a
+		// while. No pod can leave or land on the host without it, so the
+		// first answer still tells what the host ran at the DPU's shutdown.
+		var pods *corev1.PodList
+		err := framework.Await(ctx, "the pods of "+n.Pair, 30*time.Second, 200*time.Millisecond, func(ctx context.Context) (bool, string, error) {
+			var err error
+			pods, err = m.w.Tenant.CP.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Pair})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
 		if err != nil {
 			m.violate("%s rebooted (%s) and its host %s could not be checked: %v", n.Name, cause, n.Pair, err)
 			return

@@ -37,6 +37,12 @@ type RolloutOptions struct {
 	// e.g. "tenant/worker"): the others get no MachineConfig and must stay
 	// on their config and OS (bench-disruption measures one pool alone).
 	Pools []string
+	// Version is the OS image version the rollout publishes (and the
+	// content of UpdateFile); default 2, the world's second image. A later
+	// rollout in the same world publishes a higher one.
+	Version int
+	// Faults are made once each, while the rollout runs (see Fault).
+	Faults []Fault
 }
 
 // UpdateFile is the file every node gets with the update.
@@ -53,6 +59,18 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	if o.Version == 0 {
+		o.Version = 2
+	}
+	image, err := w.image(ctx, o.Version)
+	if err != nil {
+		return nil, err
+	}
+	w.rolloutImage = image
+	w.bootsAtStart = map[string]int{}
+	for name, n := range w.Nodes {
+		w.bootsAtStart[name] = len(n.Sim.Boots())
+	}
 	slo, baseline := w.etcdBaseline(ctx, o.EtcdBaseline)
 	start := time.Now()
 	before := map[string]string{}
@@ -72,11 +90,11 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
-	w.unchanged = o.unchangedPools(w)
-	w.Opts.Logf("world: publishing OS image 2 and %s to every pool of both clusters at the same moment", UpdateFile)
+	w.Opts.Logf("world: publishing OS image %d and %s to every pool of both clusters at the same moment", o.Version, UpdateFile)
 	// Nothing is paused or ordered: coalescing the DPU hosts' two updates
 	// into one drain and one reboot is the product's job (docs/dpu.md).
-	if err := w.publishUpdate(ctx); err != nil {
+	w.unchanged = o.unchangedPools(w)
+	if err := w.publishUpdate(ctx, o.Version, image); err != nil {
 		return nil, err
 	}
 	targets := map[string]string{}
@@ -96,11 +114,16 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	w.Opts.Logf("world: rolling out %v", targets)
 	lastTable := time.Time{}
 	killed, cycled := o.KillDaemon == "", o.PowerCycle == ""
+	faults := newFaultRunner(o.Faults)
 	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		rows, done, err := w.observe(ctx, targets)
 		if err != nil {
 			return false, nil
 		}
+		if err := faults.step(ctx, w, rows); err != nil {
+			return false, err
+		}
+		done = done && faults.quiet()
 		for _, r := range rows {
 			if !killed && r.Name == o.KillDaemon && r.State == constants.MachineConfigDaemonStateWorking {
 				w.Opts.Logf("world: kill -9 the daemon of %s", r.Name)
@@ -134,6 +157,14 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		printTable(o.Table, rows, time.Since(start))
 	}
 	sum := w.summarize(rows, time.Since(start), o, coalesce)
+	sum.Faults = faults.reports()
+	for _, f := range sum.Faults {
+		sum.Invariants = append(sum.Invariants, Invariant{Name: "fault " + f.Name + " made", OK: f.Err == "",
+			Detail: f.Detail()})
+	}
+	if err == nil {
+		w.baseImage = image
+	}
 	if slo != nil {
 		sum.EtcdSLO = slo.stop(context.WithoutCancel(ctx), baseline)
 	}
@@ -188,10 +219,10 @@ func (w *World) observe(ctx context.Context, targets map[string]string) ([]Row, 
 			if d, err := n.Sim.Booted(); err == nil {
 				r.BootedImage = d.ImageDigest
 			}
-			r.Reboots = len(n.Sim.Boots()) - 1
-			want, _ := ostree.ImageDigest(w.Images[1])
+			r.Reboots = len(n.Sim.Boots()) - w.bootsAtStart[node.Name]
+			want, _ := ostree.ImageDigest(w.rolloutImage)
 			if w.unchanged[c.Name+"/"+n.Pool] {
-				want, _ = ostree.ImageDigest(w.Images[0])
+				want, _ = ostree.ImageDigest(w.baseImage)
 			}
 			r.Done = r.Current == r.Target && r.State == constants.MachineConfigDaemonStateDone && !r.Cordoned && r.BootedImage == want
 			all = all && r.Done
@@ -211,9 +242,9 @@ func (w *World) rank(name string) int {
 	return len(w.Order)
 }
 
-// publishUpdate creates every pool's update MachineConfig, both clusters
-// at once.
-func (w *World) publishUpdate(ctx context.Context) error {
+// publishUpdate creates (or updates) every changed pool's update
+// MachineConfig, both clusters at once: image version v and UpdateFile.
+func (w *World) publishUpdate(ctx context.Context, v int, image string) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
@@ -225,8 +256,8 @@ func (w *World) publishUpdate(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
-				if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {
+				files := []ignitionFile{{Path: UpdateFile, Contents: fmt.Sprintf("tandem update %d\n", v)}}
+				if err := w.applyConfig(ctx, c, "99-"+pool+"-update", pool, image, files); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()

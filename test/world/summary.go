@@ -26,6 +26,8 @@ type Summary struct {
 	Reboots            map[string]int
 	Invariants         []Invariant
 	NotDone            []string
+	// Faults are the faults the rollout made on purpose (RolloutOptions.Faults).
+	Faults []FaultReport
 	// EtcdSLO is etcd's disk latency before and during the rollout; nil
 	// when not sampled.
 	EtcdSLO *EtcdSLO

@@ -141,6 +141,13 @@ type World struct {
 
 	bins    binaries
 	monitor *Monitor
+	// baseImage is the image the nodes run between rollouts; rolloutImage
+	// the one the running rollout publishes; images the synthesized ones
+	// past the first two, by version; bootsAtStart each node's boots when
+	// the running rollout began.
+	baseImage, rolloutImage string
+	images                  map[int]string
+	bootsAtStart            map[string]int
 	// unchanged are the pools the running rollout leaves alone
 	// (RolloutOptions.Pools).
 	unchanged map[string]bool
@@ -185,7 +192,10 @@ func Start(ctx context.Context, o Options) (_ *World, retErr error) {
 	return w, nil
 }
 
-// Stop stops every process the world started. Safe to call twice.
+// Stop stops every process the world started. Safe to call twice. The
+// parts stop in parallel, each with a short grace before SIGKILL, so that
+// Ctrl-C of make run ends within seconds; anything left behind (and
+// everything after kill -9) is killed by the framework's reaper.
 func (w *World) Stop() {
 	w.mu.Lock()
 	if w.stopped {
@@ -197,25 +207,39 @@ func (w *World) Stop() {
 	if w.monitor != nil {
 		w.monitor.stop()
 	}
+	parallel := func(fs ...func()) {
+		var wg sync.WaitGroup
+		for _, f := range fs {
+			wg.Add(1)
+			go func() { defer wg.Done(); f() }()
+		}
+		wg.Wait()
+	}
+	var nodes []func()
 	for _, n := range w.Nodes {
 		if n.Sim != nil {
-			_ = n.Sim.Stop()
+			nodes = append(nodes, func() { _ = n.Sim.Stop() })
 		}
 	}
+	parallel(nodes...)
+	var clusters []func()
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
 		if c == nil {
 			continue
 		}
-		if c.controller != nil {
-			c.controller.stop()
-		}
-		if c.Kwok != nil {
-			_ = c.Kwok.Stop()
-		}
-		if c.CP != nil {
-			_ = c.CP.Stop()
-		}
+		clusters = append(clusters, func() {
+			if c.controller != nil {
+				c.controller.stop(5 * time.Second)
+			}
+			if c.Kwok != nil {
+				_ = c.Kwok.Stop()
+			}
+			if c.CP != nil {
+				_ = c.CP.Stop()
+			}
+		})
 	}
+	parallel(clusters...)
 	if w.Etcd != nil {
 		_ = w.Etcd.Stop()
 	}

@@ -319,7 +319,12 @@ func (c *InfraController) Run(ctx context.Context, workers int) error {
 // Sync decides and applies for one infra node.
 func (c *InfraController) Sync(ctx context.Context, name string) (time.Duration, error) {
 	logger := klog.FromContext(ctx).WithValues("node", name)
-	n, err := c.nodes.Get(name)
+	// The node is read from the apiserver, not the cache: its cycle
+	// annotation is this controller's own write, and a cache that still
+	// shows a cycle it just closed makes it ask for the host's Reboot again,
+	// then delete that request while the host reboots (found by the node
+	// planner's property test, pkg/controller/node, seed 287).
+	n, err := c.infra.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		c.forgetWait(name)
 		c.metrics.hostTainted.DeletePartialMatch(prometheus.Labels{"infra_node": name})

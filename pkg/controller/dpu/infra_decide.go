@@ -156,6 +156,14 @@ func decideCycle(s InfraSnapshot) []InfraAction {
 		if s.Reboot != nil {
 			out = append(out, InfraAction{Kind: DeleteRequest, Name: rebootName})
 		}
+		if granted && s.Drain != nil {
+			// Granted on the Drain of a cycle that was closing (the gate saw
+			// it Drained, the close had not deleted it yet): the host must
+			// stay held while the node reboots for this update. Adopt the
+			// Drain in a new cycle instead of deleting it (found by the node
+			// planner's property test, pkg/controller/node, seed 386).
+			return append(out, InfraAction{Kind: OpenCycle, From: v.Current})
+		}
 		if needs && !granted && !s.Pool.Paused && (s.Ahead || s.Wanted || s.hostUpdatePending()) {
 			out = append(out, InfraAction{Kind: OpenCycle, From: v.Current})
 			if s.Drain == nil {
@@ -218,6 +226,20 @@ func GateVerdict(in GateInput) (ok bool, reason string, overdue bool) {
 		return true, "", false
 	}
 	own := DrainRequestName(in.Node)
+	if in.Mode == ModeLeader {
+		// A Reboot request of this node means its maintenance cycle is
+		// ending: the node rebooted onto its update, and the cycle's Drain
+		// is about to be deleted with it. A grant now (the pool's target
+		// moved on) would reboot the node again while its host is released.
+		// The next update waits for the next cycle's Drain.
+		reboot := RebootRequestName(in.Node)
+		for _, hm := range in.Requests {
+			if hm.Name == reboot && hm.DeletionTimestamp == nil {
+				return false, fmt.Sprintf("the maintenance cycle of tenant host %s is ending (HostMaintenance %s is %s); the next update waits for the next cycle",
+					in.Host, hm.Name, orNone(string(hm.Status.Phase))), false
+			}
+		}
+	}
 	var mine *dpuv1.HostMaintenance
 	for _, hm := range in.Requests {
 		if hm.DeletionTimestamp != nil || hm.Spec.Action != dpuv1.ActionDrain || hm.Spec.NodeName != in.Host {

@@ -143,17 +143,13 @@ func (d *masterDaemon) patch(ctx context.Context, p map[string]any) error {
 // retryPatch retries an apiserver write that may fail while etcd settles
 // after a member's restart.
 func retryPatch(ctx context.Context, f func() error) error {
-	for {
-		err := f()
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return framework.Await(ctx, "a node write after an etcd member's restart", 2*time.Minute, 200*time.Millisecond,
+		func(context.Context) (bool, string, error) {
+			if err := f(); err != nil {
+				return false, err.Error(), nil
+			}
+			return true, "", nil
+		})
 }
 
 func masterNode(name, cfg string) *corev1.Node {

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -192,10 +192,10 @@ func grantedNodes(gs []grantSeen) []string {
 func waitLeader(ctx context.Context, t *testing.T, facts *etcd.Client) string {
 	t.Helper()
 	var leader string
-	poll(ctx, t, "an etcd leader", func() bool {
+	poll(ctx, t, "an etcd leader", func() (bool, string) {
 		st := facts.Snapshot(ctx)
 		leader = st.Leader()
-		return st.Err() == nil
+		return st.Err() == nil, st.String()
 	})
 	return leader
 }
@@ -204,31 +204,42 @@ func waitLeader(ctx context.Context, t *testing.T, facts *etcd.Client) string {
 func setTarget(ctx context.Context, t *testing.T, cp *framework.ControlPlane, cfg string) int64 {
 	t.Helper()
 	var gen int64
-	poll(ctx, t, "pool target "+cfg, func() bool {
+	poll(ctx, t, "pool target "+cfg, func() (bool, string) {
 		p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.MasterPool, metav1.GetOptions{})
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
 		p.Spec.Configuration.Name = cfg
 		p, err = cp.MCO.MachineconfigurationV1().MachineConfigPools().Update(ctx, p, metav1.UpdateOptions{})
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
 		gen = p.Generation
-		return true
+		return true, ""
 	})
 	return gen
 }
 
+func poolStatus(ctx context.Context, cp *framework.ControlPlane) (*mcfgv1.MachineConfigPool, string) {
+	p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.MasterPool, metav1.GetOptions{})
+	if err != nil {
+		return nil, err.Error()
+	}
+	s := p.Status
+	return p, fmt.Sprintf("pool %s: generation %d observed %d, configuration %s, machines %d updated %d ready %d unavailable %d, conditions %v",
+		p.Name, p.Generation, s.ObservedGeneration, s.Configuration.Name, s.MachineCount, s.UpdatedMachineCount, s.ReadyMachineCount,
+		s.UnavailableMachineCount, s.Conditions)
+}
+
 func waitPoolUpdated(ctx context.Context, t *testing.T, cp *framework.ControlPlane, cfg string) {
 	t.Helper()
-	poll(ctx, t, "pool updated to "+cfg, func() bool {
-		p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.MasterPool, metav1.GetOptions{})
-		if err != nil {
-			return false
+	poll(ctx, t, "pool updated to "+cfg, func() (bool, string) {
+		p, state := poolStatus(ctx, cp)
+		if p == nil {
+			return false, state
 		}
 		s := p.Status
-		return s.Configuration.Name == cfg && s.UpdatedMachineCount == 3 && s.MachineCount == 3 && s.ReadyMachineCount == 3
+		return s.Configuration.Name == cfg && s.UpdatedMachineCount == 3 && s.MachineCount == 3 && s.ReadyMachineCount == 3, state
 	})
 }
 
@@ -238,18 +249,18 @@ func waitCondition(ctx context.Context, t *testing.T, cp *framework.ControlPlane
 	typ mcfgv1.MachineConfigPoolConditionType, status corev1.ConditionStatus) mcfgv1.MachineConfigPoolCondition {
 	t.Helper()
 	var out mcfgv1.MachineConfigPoolCondition
-	poll(ctx, t, string(typ)+"="+string(status), func() bool {
-		p, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.MasterPool, metav1.GetOptions{})
-		if err != nil || p.Status.ObservedGeneration < gen {
-			return false
+	poll(ctx, t, string(typ)+"="+string(status), func() (bool, string) {
+		p, state := poolStatus(ctx, cp)
+		if p == nil || p.Status.ObservedGeneration < gen {
+			return false, state
 		}
 		for _, c := range p.Status.Conditions {
 			if c.Type == typ && c.Status == status {
 				out = c
-				return true
+				return true, state
 			}
 		}
-		return false
+		return false, state
 	})
 	return out
 }
@@ -257,26 +268,34 @@ func waitCondition(ctx context.Context, t *testing.T, cp *framework.ControlPlane
 func hasEvent(ctx context.Context, t *testing.T, cp *framework.ControlPlane, reason string) bool {
 	t.Helper()
 	found := false
-	poll(ctx, t, "event "+reason, func() bool {
+	poll(ctx, t, "event "+reason, func() (bool, string) {
 		evs, err := cp.Kube.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
+		var reasons []string
 		for _, e := range evs.Items {
+			if e.InvolvedObject.Name == constants.MasterPool {
+				reasons = append(reasons, e.Reason)
+			}
 			if e.Reason == reason && e.InvolvedObject.Name == constants.MasterPool {
 				found = true
 			}
 		}
-		return found
+		return found, fmt.Sprintf("pool events %v", reasons)
 	})
 	return found
 }
 
-// poll waits for cond, bounded only by the test binary's -timeout.
-func poll(ctx context.Context, t *testing.T, what string, cond func() bool) {
+// poll waits for cond, at most framework.DefaultWait; on timeout it fails
+// with the state cond last reported.
+func poll(ctx context.Context, t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil })
+	err := framework.Await(ctx, what, framework.DefaultWait, 200*time.Millisecond, func(context.Context) (bool, string, error) {
+		ok, state := cond()
+		return ok, state, nil
+	})
 	if err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
+		t.Fatal(err)
 	}
 }

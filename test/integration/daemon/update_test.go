@@ -173,17 +173,21 @@ func checkUpdated(t *testing.T, w *world, sn *framework.SimNode, n *corev1.Node,
 // waitSettled waits until the daemon forgot the finished update and
 // reported it on the MachineConfigNode (the steps after state=Done).
 func waitSettled(w *world, sn *framework.SimNode) {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r, err := daemon.NewStore(sn.Root).Load()
-		if err == nil && r == nil {
-			m, err := w.cp.MCO.MachineconfigurationV1().MachineConfigNodes().Get(context.Background(), sn.Name, metav1.GetOptions{})
-			if err == nil {
-				if c := condition(m, mcfgv1.MachineConfigNodeUpdated); c != nil && c.Status == metav1.ConditionTrue {
-					return
-				}
+	w.t.Helper()
+	err := framework.Await(context.Background(), "node "+sn.Name+" to settle (record forgotten, MachineConfigNode Updated)", time.Minute,
+		20*time.Millisecond, func(ctx context.Context) (bool, string, error) {
+			r, err := daemon.NewStore(sn.Root).Load()
+			if err != nil || r != nil {
+				return false, fmt.Sprintf("record %+v (%v)", r, err), nil
 			}
-		}
-		time.Sleep(20 * time.Millisecond)
+			m, err := w.cp.MCO.MachineconfigurationV1().MachineConfigNodes().Get(ctx, sn.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			c := condition(m, mcfgv1.MachineConfigNodeUpdated)
+			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("MachineConfigNode Updated condition %+v", c), nil
+		})
+	if err != nil {
+		w.t.Fatalf("%v\ndaemon log tail:\n%s", err, sn.DaemonLogTail())
 	}
 }

@@ -287,6 +287,8 @@ func (w world) runningPods(ctx context.Context, node string) (app, agent int) {
 func (w world) waitFor(ctx context.Context, what string, cond func() (bool, string)) {
 	w.t.Helper()
 	last := ""
+	ctx, cancel := context.WithTimeout(ctx, framework.DefaultWait) // its own bound, not the test binary's -timeout
+	defer cancel()
 	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		ok, state := cond()
 		if state != last && state != "" {
@@ -296,7 +298,7 @@ func (w world) waitFor(ctx context.Context, what string, cond func() (bool, stri
 		return ok, nil
 	})
 	if err != nil {
-		w.t.Fatalf("waiting for %s: %v (last state: %s)", what, err, last)
+		w.t.Fatalf("waiting for %s: %v after %s (last state: %s)", what, err, framework.DefaultWait, last)
 	}
 }
 

@@ -65,6 +65,8 @@ func (e env) waitPool(ctx context.Context, name, what string, cond func(*mcfgv1.
 	e.t.Helper()
 	var got *mcfgv1.MachineConfigPool
 	last := ""
+	ctx, cancel := context.WithTimeout(ctx, framework.DefaultWait) // its own bound, not the test binary's -timeout
+	defer cancel()
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		p, err := e.cp.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -79,7 +81,7 @@ func (e env) waitPool(ctx context.Context, name, what string, cond func(*mcfgv1.
 		return cond(p), nil
 	})
 	if err != nil {
-		e.t.Fatalf("waiting for pool %s: %s: %v", name, what, err)
+		e.t.Fatalf("waiting for pool %s: %s: %v (after %s; last seen: %s)", name, what, err, framework.DefaultWait, last)
 	}
 	return got
 }
@@ -95,11 +97,13 @@ func (e env) exists(ctx context.Context, name string) bool {
 
 func (e env) waitGone(ctx context.Context, name string) {
 	e.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, framework.DefaultWait)
+	defer cancel()
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		return !e.exists(ctx, name), nil
 	})
 	if err != nil {
-		e.t.Fatalf("waiting for %s to be deleted: %v", name, err)
+		e.t.Fatalf("waiting for %s to be deleted: %v (after %s it still exists)", name, err, framework.DefaultWait)
 	}
 }
 
