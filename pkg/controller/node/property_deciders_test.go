@@ -62,6 +62,18 @@ func (p plannerWriter) SetAnnotation(_ context.Context, name, key, value string)
 	return nil
 }
 
+// RemoveAnnotation withdraws an annotation (the circuit breaker unstages
+// this way). It is applied without write faults: the faults above model
+// the planner's grants, which this is not.
+func (p plannerWriter) RemoveAnnotation(_ context.Context, name, key string) error {
+	n := p.c.node(name)
+	if n == nil {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, name)
+	}
+	delete(n.ann, key)
+	return nil
+}
+
 // planPool is the node controller's sync of one pool.
 func (w *world) planPool(c *cluster) {
 	before, counted := w.admissionsOf(c), w.countedNow(c)
