@@ -135,15 +135,15 @@ func (n *node) layer(ctx context.Context, r *reporter, rp *repo, base *Deploymen
 		removedMeta = append(removedMeta, p.statusTuple())
 	}
 	meta := map[string]any{
-		"rpmostree.clientlayer":                  true,
-		"rpmostree.clientlayer_version":          6,
-		"rpmostree.packages":                     active,
-		"rpmostree.modules":                      []string{},
-		"rpmostree.removed-base-packages":        removedMeta,
-		"rpmostree.replaced-base-packages":       []any{},
+		"rpmostree.clientlayer":                   true,
+		"rpmostree.clientlayer_version":           6,
+		"rpmostree.packages":                      active,
+		"rpmostree.modules":                       []string{},
+		"rpmostree.removed-base-packages":         removedMeta,
+		"rpmostree.replaced-base-packages":        []any{},
 		"rpmostree.replaced-base-remote-packages": map[string]any{},
-		"rpmostree.rpmmd-repos":                  installedRepos(installed),
-		"rpmostree.state-sha512":                 stateChecksum(base.Checksum, out),
+		"rpmostree.rpmmd-repos":                   installedRepos(installed),
+		"rpmostree.state-sha512":                  stateChecksum(base.Checksum, out),
 	}
 	// The version tag is copied from the base (rpmostree-core.cxx
 	// rpmostree_context_commit), and so are the kernel and bootable keys.

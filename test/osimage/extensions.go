@@ -73,7 +73,9 @@ type ExtensionPackage struct {
 }
 
 // NEVRA is name-version-release.arch.
-func (p ExtensionPackage) NEVRA() string { return p.Name + "-" + p.Version + "-" + p.Release + "." + p.Arch }
+func (p ExtensionPackage) NEVRA() string {
+	return p.Name + "-" + p.Version + "-" + p.Release + "." + p.Arch
+}
 
 // DefaultExtensionPackages are the packages of extensions image version n:
 // every package of the MCO's supported extensions
