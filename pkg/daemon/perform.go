@@ -73,6 +73,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 	case ActRollbackFiles:
 		return d.rollback(ctx, ob, a)
 
+	case ActLayerPackages:
+		return d.layerPackages(ctx, a)
+
 	case ActApplyKernelArgs:
 		if err := d.opts.OS.SetKernelArgs(ctx, a.KernelArgsAppend, a.KernelArgsDelete); err != nil {
 			return fmt.Errorf("setting kernel arguments (append %v, delete %v): %w", a.KernelArgsAppend, a.KernelArgsDelete, err)
@@ -236,7 +239,11 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 			klog.FromContext(ctx).V(2).Info("reporting stage progress", "err", err)
 		}
 	}
-	res, err := d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+	var res StageResult
+	err := d.withExtensions(ctx, a.ExtensionsImage, func() (err error) {
+		res, err = d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+		return err
+	})
 	if err != nil {
 		// Nothing may stay staged for a failed stage.
 		if cerr := d.opts.OS.CleanupStaged(ctx); cerr != nil {
