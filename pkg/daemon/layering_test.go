@@ -131,7 +131,9 @@ func TestNextLayering(t *testing.T) {
 		{"kernel type change: the ordinary reboot path", world(rtConfigs, node(func(n *NodeState) { n.Desired, n.Staged = "rt", "rt" })),
 			Action{Kind: ActSetWorking, Config: "rt", From: "a"}},
 		{"a known diff with only the kernel type still reboots", world(rtConfigs, node(func(n *NodeState) { n.Desired, n.Staged = "rt", "rt" }),
-			func(o *Observed) { o.Diff, o.Policies = &mcfg.Diff{KernelType: true, Extensions: true}, DefaultClusterPolicies() }),
+			func(o *Observed) {
+				o.Diff, o.Policies = &mcfg.Diff{KernelType: true, Extensions: true}, DefaultClusterPolicies()
+			}),
 			Action{Kind: ActSetWorking, Config: "rt", From: "a"}},
 		{"drained: the files are written first", world(rtConfigs, node(granted("rt"))),
 			Action{Kind: ActWriteFiles, Config: "rt", From: "a", Image: imgA}},
