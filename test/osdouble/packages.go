@@ -160,3 +160,14 @@ func nodeArch() string {
 
 // installable tells whether a package of arch can be installed on the node.
 func installable(arch string) bool { return arch == nodeArch() || arch == "noarch" }
+
+// CommitPackages returns the package database of a commit of the node whose
+// sysroot is given (a deployment's Checksum: for a layered one, what its
+// layers added and its overrides removed).
+func CommitPackages(sysroot, checksum string) ([]NEVRA, error) {
+	rp, err := openRepo(layout{sysroot: sysroot}.repoDir())
+	if err != nil {
+		return nil, err
+	}
+	return rp.commitPackages(checksum)
+}
