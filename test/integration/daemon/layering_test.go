@@ -208,8 +208,8 @@ func TestKernelTypeAndExtensions(t *testing.T) {
 		version  int
 		realtime bool
 	}{
-		{cfgRT, w.imageA, 1, true},     // layered on, no OS change
-		{cfgRTB, w.imageB, 2, true},    // carried through the OS update, from extensions image 2
+		{cfgRT, w.imageA, 1, true},      // layered on, no OS change
+		{cfgRTB, w.imageB, 2, true},     // carried through the OS update, from extensions image 2
 		{cfgPlainB, w.imageB, 2, false}, // removed again
 	}
 	for i, s := range steps {
