@@ -206,6 +206,16 @@ func layerStep(o Observed, r *Record) (Action, bool) {
 		return Action{}, false
 	}
 	p := o.pending()
+	if st := o.OS.Staged; st != nil && !r.OSChange && st.Checksum != o.OS.Booted.Checksum {
+		// Someone else's deployment (another OS) is staged: layering onto
+		// it would boot that OS. It goes first; then the booted one is the
+		// base (an OS change's own staged deployment was checked before).
+		if ch := LayeringChange(o.OS.Booted.Packages, o.OS.Booted.BaseRemovals, c.Layering); ch.Empty() {
+			return Action{}, false
+		}
+		return Action{Kind: ActCleanupStaged, Config: r.Config,
+			Reason: fmt.Sprintf("staged deployment %s (%s) is not this update's", short(st.Checksum), st.Image)}, true
+	}
 	ch := LayeringChange(p.Packages, p.BaseRemovals, c.Layering)
 	if ch.Empty() {
 		return Action{}, false

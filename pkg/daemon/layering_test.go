@@ -145,6 +145,8 @@ func TestNextLayering(t *testing.T) {
 			o.OS.Staged = &Deployment{Checksum: csA, Image: imgA, FinalizationLocked: true, Packages: mcoRealtime, BaseRemovals: mcoDefaultKernel}
 		}), Action{Kind: ActLayerPackages, Config: "rt", Packages: &PackageChange{Install: []string{"usbguard"}}, ExtensionsImage: extImg,
 			Reason: "install usbguard"}},
+		{"another OS staged meanwhile: it goes before anything is layered", world(rtConfigs, node(granted("rt")), stagedB(true), record(withPhase(recRT, PhaseFilesWritten))),
+			Action{Kind: ActCleanupStaged, Config: "rt", Reason: "staged deployment b0b0b0b0b0b0 (" + imgB + ") is not this update's"}},
 		{"kubelet stopped: the layered deployment is finalized", world(rtConfigs, node(granted("rt")), layeredOnA(true), record(withPhase(recRT, PhaseKubeletStopped))),
 			Action{Kind: ActFinalize, Config: "rt", Checksum: csA}},
 		{"after the reboot: layered, verified", world(rtConfigs, node(granted("rt")), record(withPhase(recRT, PhaseRebooting)), func(o *Observed) {
