@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/pkg/daemon/extensions"
 	"github.com/tandem-mco/tandem/pkg/daemon/host"
 	"github.com/tandem-mco/tandem/pkg/daemon/kube"
 	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
@@ -196,6 +197,7 @@ func run(ctx context.Context, f *flags) error {
 		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile, CmdlineFile: f.cmdline,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
 		Wake: wake, Resync: f.resync, Order: order,
+		Extensions: &extensions.Repo{Root: f.root, HostRun: f.hostRun},
 	})
 	if err != nil {
 		return err

@@ -88,6 +88,10 @@ type Action struct {
 	Rebootless  bool
 	PostActions []opv1.NodeDisruptionPolicyStatusAction
 	Index       int
+	// Packages for ActLayerPackages; ExtensionsImage, for it and ActStage,
+	// is the extensions image whose repository rpm-ostree installs from.
+	Packages        *PackageChange
+	ExtensionsImage string
 }
 
 func (a Action) String() string {

@@ -102,6 +102,10 @@ type Options struct {
 	// Order is when the OS is staged: OrderStaged (default, tandem) or
 	// OrderStock (after the drain, as a stock MCO does; a benchmark baseline).
 	Order UpdateOrder
+	// Extensions provides the repository of a config's extensions image to
+	// rpm-ostree (kernelType and extensions, layering.go); nil: configs
+	// that layer packages fail.
+	Extensions ExtensionsRepo
 }
 
 // Daemon is the machine-config-daemon's loop: observe, decide with Next,

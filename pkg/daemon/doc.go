@@ -20,7 +20,8 @@
 // (the controller's grant) disrupts: state=Working (SetWorking), the drain
 // handshake desiredDrain=drain-<config> until lastAppliedDrain matches
 // (RequestDrain), the files and units with backups (WriteFiles), kernel
-// arguments on the staged deployment (ApplyKernelArgs), kubelet stopped
+// arguments on the staged deployment (ApplyKernelArgs), the kernel type and
+// extensions layered onto it (LayerPackages, layering.go), kubelet stopped
 // (StopKubelet), `rpm-ostree finalize-deployment <checksum>` (Finalize),
 // which reboots. After the boot: the booted image and the files are checked
 // (Verify), uncordon handshake (RequestUncordon), currentConfig and

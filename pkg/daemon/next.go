@@ -95,6 +95,9 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 			// arguments. Roll back and apply them again.
 			return rollback(lost)
 		}
+		if lost := lostLayering(o, r); lost != "" {
+			return rollback(lost) // likewise for the kernel type and extensions
+		}
 		return Action{Kind: ActVerify, Config: r.Config}
 	}
 	// Same boot: carry on towards the reboot.
@@ -114,6 +117,9 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 		}
 	}
 	if !r.Phase.AtLeast(PhaseKubeletStopped) {
+		if a, ok := layerStep(o, r); ok {
+			return a // kernelType and extensions, onto the locked staged deployment
+		}
 		return Action{Kind: ActStopKubelet, Config: r.Config}
 	}
 	return rebootStep(o, r, st, stagedOurs)
@@ -306,7 +312,7 @@ func stageStep(o Observed, c ConfigState, osChange, requireLock bool) *Action {
 	}
 	switch {
 	case st == nil:
-		return &Action{Kind: ActStage, Config: c.Name, Image: c.Image}
+		return &Action{Kind: ActStage, Config: c.Name, Image: c.Image, ExtensionsImage: stageRepo(o, c)}
 	case st.Image != c.Image:
 		return &Action{Kind: ActCleanupStaged, Config: c.Name, Reason: fmt.Sprintf("staged image %s is not %s", st.Image, c.Image)}
 	case requireLock && !st.FinalizationLocked:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
@@ -150,7 +151,10 @@ func (d *Daemon) filesDrift(pc *parsedConfig) string {
 // (MCO rules), features this daemon implements, files it can write.
 func (d *Daemon) configState(ob *observation, name string, pc *parsedConfig) ConfigState {
 	mc := pc.mc
-	cs := ConfigState{Name: name, Found: true, Image: NormalizeImage(mc.Spec.OSImageURL), KernelArgs: mc.Spec.KernelArguments}
+	cs := ConfigState{Name: name, Found: true, Image: NormalizeImage(mc.Spec.OSImageURL), KernelArgs: mc.Spec.KernelArguments,
+		ExtensionsImage: mc.Spec.BaseOSExtensionsContainerImage}
+	layering, layeringBad := layeringProblem(name, mc.Spec.KernelType, mc.Spec.Extensions, mc.Spec.BaseOSExtensionsContainerImage, runtime.GOARCH)
+	cs.Layering = layering
 	if name == ob.Node.Current {
 		return cs // the node runs it; nothing to judge
 	}
@@ -173,17 +177,8 @@ func (d *Daemon) configState(ob *observation, name string, pc *parsedConfig) Con
 	} else if err := mcfg.ValidateForDaemon(pc.ign); err != nil {
 		return invalid("%v", err)
 	}
-	if len(mc.Spec.Extensions) > 0 {
-		return invalid("extensions %v are not supported by tandem's daemon", mc.Spec.Extensions)
-	}
-	if kt := mc.Spec.KernelType; kt != "" && kt != mcfg.KernelTypeDefault {
-		curKT := ""
-		if cur := ob.configs[ob.Node.Current]; cur != nil {
-			curKT = cur.mc.Spec.KernelType
-		}
-		if kt != curKT {
-			return invalid("kernelType %s is not supported by tandem's daemon", kt)
-		}
+	if layeringBad != "" {
+		return invalid("%s", layeringBad)
 	}
 	if mc.Spec.FIPS && (ob.configs[ob.Node.Current] == nil || !ob.configs[ob.Node.Current].mc.Spec.FIPS) {
 		return invalid("enabling FIPS needs a reprovision")

@@ -89,6 +89,15 @@ type Deployment struct {
 	// FinalizationLocked is true while a staged deployment waits for
 	// `rpm-ostree finalize-deployment`.
 	FinalizationLocked bool
+	// Packages and BaseRemovals are what its origin requests
+	// (requested-packages, requested-base-removals: what the next
+	// deployment made from it layers); InstalledPackages and
+	// RemovedPackages what its commit layered and removed (packages, the
+	// names of base-removals). See layering.go.
+	Packages          []string
+	BaseRemovals      []string
+	InstalledPackages []string
+	RemovedPackages   []string
 }
 
 // ConfigState is what the decision needs to know about one rendered
@@ -102,6 +111,11 @@ type ConfigState struct {
 	Image string
 	// KernelArgs are the MachineConfig's kernel arguments.
 	KernelArgs []string
+	// Layering is what its kernelType and extensions layer (layering.go);
+	// ExtensionsImage its baseOSExtensionsContainerImage, the repository
+	// of the packages.
+	Layering        Layering
+	ExtensionsImage string
 	// Invalid, when not empty, says why the config cannot be applied in place
 	// (bad Ignition, unsupported sections, undecodable file contents...).
 	Invalid string

@@ -86,6 +86,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 	case ActRollbackFiles:
 		return d.rollback(ctx, ob, a)
 
+	case ActLayerPackages:
+		return d.layerPackages(ctx, a)
+
 	case ActApplyKernelArgs:
 		if err := d.opts.OS.SetKernelArgs(ctx, a.KernelArgsAppend, a.KernelArgsDelete); err != nil {
 			return fmt.Errorf("setting kernel arguments (append %v, delete %v): %w", a.KernelArgsAppend, a.KernelArgsDelete, err)
@@ -255,7 +258,11 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 		}
 	}
 	d.opts.Metrics.StageStarted()
-	res, err := d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+	var res StageResult
+	err := d.withExtensions(ctx, a.ExtensionsImage, func() (err error) {
+		res, err = d.opts.OS.Stage(ctx, image, ob.node.Annotations[constants.IOPolicyAnnotation], progress)
+		return err
+	})
 	d.opts.Metrics.StageEnded(err == nil)
 	if err != nil {
 		// Nothing may stay staged for a failed stage.

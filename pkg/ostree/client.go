@@ -82,7 +82,8 @@ func (c *Client) With(hook func(cmd *exec.Cmd) (func(pid int) error, error), pro
 }
 
 // mutating are the verbs that run a transaction in rpm-ostreed.
-var mutating = map[string]bool{"rebase": true, "deploy": true, "finalize-deployment": true, "cleanup": true, "kargs": true}
+var mutating = map[string]bool{"rebase": true, "deploy": true, "finalize-deployment": true, "cleanup": true, "kargs": true,
+	"install": true, "uninstall": true, "override": true}
 
 // run invokes rpm-ostree with args and returns its stdout. onLine, if set,
 // gets each stdout line as it is printed. A failure is a *CommandError;

@@ -249,7 +249,9 @@ func (c *Client) KernelArgs(ctx context.Context) ([]string, error) {
 
 // SetKernelArgs adds and removes kernel arguments on the deployment that
 // boots next (the staged one if any, else a new one made from the booted
-// one), which stays finalization-locked. It is idempotent: arguments already
+// one), which stays finalization-locked: on rpm-ostree before 2024.6 a
+// `kargs --lock-finalization` over a staged deployment loses the lock (see
+// Layer), which is then restored. It is idempotent: arguments already
 // present are not added again, absent ones are not an error to delete.
 func (c *Client) SetKernelArgs(ctx context.Context, add, remove []string) error {
 	if len(add) == 0 && len(remove) == 0 {
@@ -262,8 +264,25 @@ func (c *Client) SetKernelArgs(ctx context.Context, add, remove []string) error 
 	for _, a := range add {
 		args = append(args, "--append-if-missing="+a)
 	}
-	_, err := c.run(ctx, nil, args...)
-	return err
+	before, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := c.run(ctx, nil, args...); err != nil {
+		return err
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		return err
+	}
+	staged, old := st.StagedDeployment(), before.StagedDeployment()
+	if staged == nil || (old != nil && old.ID == staged.ID && !old.FinalizationLocked) {
+		// Nothing staged ("No change."), or a deployment that was already
+		// unlocked (finalize-deployment waiting for its reboot): not ours
+		// to lock.
+		return nil
+	}
+	return c.ensureLocked(ctx, staged, "setting kernel arguments")
 }
 
 // IsTransactionInProgress tells whether err says another rpm-ostree

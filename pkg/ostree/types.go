@@ -37,15 +37,47 @@ type Deployment struct {
 	ContainerImageReferenceDigest string `json:"container-image-reference-digest,omitempty"`
 	// BaseCommitMeta is the base commit's metadata.
 	BaseCommitMeta map[string]any `json:"base-commit-meta,omitempty"`
+	// Packages are the packages layered in the deployment's commit (the
+	// active ones of RequestedPackages); BaseRemovals the base packages its
+	// commit removed (RequestedBaseRemovals are the origin's requests).
+	Packages     []string         `json:"packages,omitempty"`
+	BaseRemovals []RemovedPackage `json:"base-removals,omitempty"`
+}
+
+// RemovedPackage is one entry of base-removals, which rpm-ostree prints as
+// [nevra, name, epoch, version, release, arch] (rpmostree-core.cxx
+// gv_nevra_from_pkg).
+type RemovedPackage struct {
+	NEVRA, Name string
+}
+
+// UnmarshalJSON reads the array form.
+func (p *RemovedPackage) UnmarshalJSON(b []byte) error {
+	var v []any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("base-removals entry: %w", err)
+	}
+	if len(v) < 2 {
+		return fmt.Errorf("base-removals entry %s: want [nevra, name, epoch, version, release, arch]", b)
+	}
+	nevra, ok1 := v[0].(string)
+	name, ok2 := v[1].(string)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("base-removals entry %s: want [nevra, name, epoch, version, release, arch]", b)
+	}
+	*p = RemovedPackage{NEVRA: nevra, Name: name}
+	return nil
 }
 
 // deploymentExtra holds the fields Deployment adds, for decoding.
 type deploymentExtra struct {
-	FinalizationLocked            bool           `json:"finalization-locked"`
-	Pinned                        bool           `json:"pinned"`
-	BaseChecksum                  *string        `json:"base-checksum"`
-	ContainerImageReferenceDigest string         `json:"container-image-reference-digest"`
-	BaseCommitMeta                map[string]any `json:"base-commit-meta"`
+	FinalizationLocked            bool             `json:"finalization-locked"`
+	Pinned                        bool             `json:"pinned"`
+	BaseChecksum                  *string          `json:"base-checksum"`
+	ContainerImageReferenceDigest string           `json:"container-image-reference-digest"`
+	BaseCommitMeta                map[string]any   `json:"base-commit-meta"`
+	Packages                      []string         `json:"packages"`
+	BaseRemovals                  []RemovedPackage `json:"base-removals"`
 }
 
 // UnmarshalJSON decodes both the library's fields and the added ones, so the
@@ -65,6 +97,8 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 		Pinned:                        extra.Pinned,
 		ContainerImageReferenceDigest: extra.ContainerImageReferenceDigest,
 		BaseCommitMeta:                extra.BaseCommitMeta,
+		Packages:                      extra.Packages,
+		BaseRemovals:                  extra.BaseRemovals,
 	}
 	if extra.BaseChecksum != nil {
 		d.BaseChecksum = *extra.BaseChecksum

@@ -272,7 +272,8 @@ func (n *SimNode) killDaemon() {
 // startRPMOstreed starts the node's transaction daemon; it dies with the
 // test process (Pdeathsig).
 func (n *SimNode) startRPMOstreed() error {
-	node := osdouble.Node{Sysroot: n.Sysroot, Run: n.Run, RebootFile: n.rebootFile}
+	// Root: the node's /etc, where package layering finds its repositories.
+	node := osdouble.Node{Sysroot: n.Sysroot, Run: n.Run, RebootFile: n.rebootFile, Root: n.Root}
 	d, err := node.StartDaemonProcess(context.Background(), n.opts.RPMOstreeBinary, filepath.Join(n.Dir, "rpm-ostreed.log"))
 	if err != nil {
 		return fmt.Errorf("simnode %s: %w", n.Name, err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -71,6 +72,37 @@ var commands = map[string]command{
 	"kargs": {mutating: true, opts: []optSpec{{long: "append", arg: true}, {long: "append-if-missing", arg: true},
 		{long: "delete", arg: true}, {long: "delete-if-present", arg: true}, {long: "replace", arg: true},
 		{long: "lock-finalization"}, {long: "unchanged-exit-77"}, {long: "reboot", short: 'r'}}, run: runKargs},
+	"install":   {mutating: true, opts: installOpts, run: runInstall},
+	"uninstall": {mutating: true, opts: uninstallOpts, run: runUninstall},
+	// override has subcommands (overrideSubcommands, see lookupCommand).
+	"override": {mutating: true},
+}
+
+// lookupCommand returns the command args names and the arguments left to
+// parse. A command with subcommands takes the first argument that is not an
+// option as the subcommand, as libmain.cxx rpmostree_subcommand_parse does.
+func lookupCommand(args []string) (cmd command, sub string, rest []string, err error) {
+	cmd, ok := commands[args[0]]
+	if !ok {
+		if strings.HasPrefix(args[0], "-") {
+			return command{}, "", nil, fmt.Errorf("Unknown option %s", args[0])
+		}
+		return command{}, "", nil, &usageError{fmt.Sprintf("Unknown command '%s'", args[0])}
+	}
+	rest = args[1:]
+	if args[0] != "override" {
+		return cmd, "", rest, nil
+	}
+	i := slices.IndexFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	if i < 0 {
+		return command{}, "", nil, &usageError{fmt.Sprintf("No \"%s\" subcommand specified", args[0])}
+	}
+	sub = rest[i]
+	cmd, ok = overrideSubcommands[sub]
+	if !ok {
+		return command{}, "", nil, &usageError{fmt.Sprintf("Unknown \"%s\" subcommand \"%s\"", args[0], sub)}
+	}
+	return cmd, sub, append(slices.Clone(rest[:i]), rest[i+1:]...), nil
 }
 
 // cliCall is one invocation.
@@ -81,6 +113,7 @@ type cliCall struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	args     []string
+	sub      string // the subcommand (override remove, replace, reset)
 	clientID string
 	exit     int // non-error exit code (77)
 }
@@ -111,13 +144,13 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		if strings.HasPrefix(args[0], "-") {
-			return fail(fmt.Errorf("Unknown option %s", args[0]))
+	cmd, _, _, err := lookupCommand(args)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprint(stderr, usage)
 		}
-		fmt.Fprint(stderr, usage)
-		return fail(fmt.Errorf("Unknown command '%s'", args[0]))
+		return fail(err)
 	}
 	if args[0] == "start-daemon" {
 		return startDaemon(ctx, getenv, stderr)
@@ -126,7 +159,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return fail(err)
 	}
-	call, err := newCall(n, args, cmd)
+	call, err := newCall(n, args)
 	if err != nil {
 		return fail(err)
 	}
@@ -151,12 +184,16 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 }
 
 // newCall parses a command line for node n.
-func newCall(n *node, args []string, cmd command) (*cliCall, error) {
-	opts, pos, err := parseOptions(args[1:], append(append([]optSpec{}, commonOpts...), cmd.opts...))
+func newCall(n *node, args []string) (*cliCall, error) {
+	cmd, sub, rest, err := lookupCommand(args)
 	if err != nil {
 		return nil, err
 	}
-	return &cliCall{node: n, opts: opts, pos: pos, args: args, stdout: io.Discard, stderr: io.Discard}, nil
+	opts, pos, err := parseOptions(rest, append(append([]optSpec{}, commonOpts...), cmd.opts...))
+	if err != nil {
+		return nil, err
+	}
+	return &cliCall{node: n, opts: opts, pos: pos, args: args, sub: sub, stdout: io.Discard, stderr: io.Discard}, nil
 }
 
 func startDaemon(ctx context.Context, getenv func(string) string, stderr io.Writer) int {
@@ -210,6 +247,8 @@ func validate(c *cliCall) error {
 		if len(c.pos) > 0 {
 			return &usageError{fmt.Sprintf("Unexpected argument %q", c.pos[0])}
 		}
+	case "install", "uninstall", "override":
+		return validatePackages(c)
 	}
 	return nil
 }
@@ -237,7 +276,7 @@ func nodeFromEnv(getenv func(string) string) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &node{l: layout{sysroot: sysroot, run: run}, rebootFile: rebootFile, prof: prof}, nil
+	return &node{l: layout{sysroot: sysroot, run: run}, rebootFile: rebootFile, prof: prof, root: getenv(EnvRoot)}, nil
 }
 
 func logCommand(l layout, rec CommandRecord) {
@@ -363,10 +402,13 @@ Builtin Commands (rpm-ostree test double):
   cleanup              Clear cached/pending data
   deploy               Deploy a specific commit
   finalize-deployment  Unset the finalization locking state of the staged deployment and reboot
+  install              Overlay additional packages
   kargs                Query or modify kernel arguments
+  override             Manage base package overrides
   rebase               Switch to a different tree
   start-daemon         Start the daemon process
   status               Get the version of the booted system
+  uninstall            Remove overlayed additional packages
 
 Help Options:
   -h, --help           Show help options

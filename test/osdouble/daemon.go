@@ -261,11 +261,11 @@ func (d *Daemon) begin(req request, pr *peer) (*transaction, bool, error) {
 	if d.rebooting {
 		return nil, false, errors.New("Reboot initiated, cannot start new transaction")
 	}
-	cmd, ok := commands[req.Args[0]]
-	if !ok || !cmd.mutating {
+	cmd, _, _, err := lookupCommand(req.Args)
+	if err != nil || !cmd.mutating {
 		return nil, false, fmt.Errorf("%q is not a transaction", req.Args[0])
 	}
-	call, err := newCall(d.n, req.Args, cmd)
+	call, err := newCall(d.n, req.Args)
 	if err != nil {
 		return nil, false, err
 	}

@@ -17,6 +17,10 @@
 //     base checksum), which unlocks and then asks for a reboot;
 //   - `cleanup -p/-r/-b/-m`, `kargs`, `--version`; unknown commands and
 //     options fail with a message on stderr and exit 1, as GLib's parser does;
+//   - package layering: `install`, `uninstall`, `override remove|replace|reset`
+//     with --install/--uninstall, from the rpm-md repositories of the node's
+//     /etc/yum.repos.d (EnvRoot), giving layered deployments with their own
+//     commit (layering.go, pkgcli.go, README.md);
 //   - one transaction at a time, run by the transaction daemon (`rpm-ostree
 //     start-daemon`, see daemon.go), not by the CLI: a second client with the
 //     same command line attaches to the running one, any other fails with

@@ -20,6 +20,11 @@ const (
 	// EnvRebootFile is the file finalize-deployment (and --reboot) writes to ask
 	// the harness to reboot the node. Default: <run>/reboot-requested.
 	EnvRebootFile = "TANDEM_OSDOUBLE_REBOOT_FILE"
+	// EnvRoot is the node's root filesystem as rpm-ostree sees it: its /etc
+	// (yum.repos.d for package layering) and the paths repositories name,
+	// except /run, which is EnvRun. Optional: without it the node has no
+	// package repositories.
+	EnvRoot = "TANDEM_OSDOUBLE_ROOT"
 	// EnvClientID is the variable rpm-ostree clients set to identify themselves.
 	EnvClientID = "RPMOSTREE_CLIENT_ID"
 )

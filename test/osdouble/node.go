@@ -11,6 +11,9 @@ type Node struct {
 	Sysroot    string // persistent
 	Run        string // volatile, wiped by Reboot and PowerLoss
 	RebootFile string // written by finalize-deployment to ask for a reboot
+	// Root, if set, is the node's root filesystem (its /etc): where
+	// rpm-ostree finds package repositories (see EnvRoot).
+	Root string
 }
 
 // NewNode lays a node out under dir: dir/sysroot, dir/run and
@@ -33,7 +36,11 @@ func (n Node) Init(ctx context.Context, initial InitialOS) error {
 
 // Env is the environment the rpm-ostree double needs to act on this node.
 func (n Node) Env() []string {
-	return []string{EnvSysroot + "=" + n.Sysroot, EnvRun + "=" + n.Run, EnvRebootFile + "=" + n.RebootFile}
+	env := []string{EnvSysroot + "=" + n.Sysroot, EnvRun + "=" + n.Run, EnvRebootFile + "=" + n.RebootFile}
+	if n.Root != "" {
+		env = append(env, EnvRoot+"="+n.Root)
+	}
+	return env
 }
 
 // RebootRequested tells whether finalize-deployment asked for a reboot.

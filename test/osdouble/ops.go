@@ -21,6 +21,8 @@ type node struct {
 	l          layout
 	rebootFile string
 	prof       Profile
+	// root is the node's root filesystem ("" when not given, see EnvRoot).
+	root string
 }
 
 func (n *node) repo() (*repo, error) { return openRepo(n.l.repoDir()) }
@@ -55,7 +57,7 @@ func (n *node) rebase(ctx context.Context, r *reporter, refspec, revision string
 	if err != nil {
 		return err
 	}
-	return n.stageImported(st, imp, refspec, locked, rp, r)
+	return n.stageImported(ctx, st, imp, refspec, locked, rp, r)
 }
 
 // deploy stages another digest of the image the default deployment follows.
@@ -99,10 +101,10 @@ func (n *node) deploy(ctx context.Context, r *reporter, revision string, locked 
 	if err != nil {
 		return err
 	}
-	if imp.commit == def.Checksum {
+	if imp.commit == def.Base() {
 		return errNoChange
 	}
-	return n.stageImported(st, imp, def.Origin, locked, rp, r)
+	return n.stageImported(ctx, st, imp, def.Origin, locked, rp, r)
 }
 
 func trimDigest(name string) string {
@@ -113,8 +115,9 @@ func trimDigest(name string) string {
 }
 
 // stageImported stages the imported commit with the default deployment's
-// kernel arguments, then prunes what no deployment needs any more.
-func (n *node) stageImported(st *nodeState, imp *imported, origin string, locked bool, rp *repo, r *reporter) error {
+// kernel arguments and package requests (layered again on the new base, see
+// layering.go), then prunes what no deployment needs any more.
+func (n *node) stageImported(ctx context.Context, st *nodeState, imp *imported, origin string, locked bool, rp *repo, r *reporter) error {
 	base := st.defaultDeployment()
 	d := &Deployment{
 		OSName:      base.OSName,
@@ -125,6 +128,12 @@ func (n *node) stageImported(st *nodeState, imp *imported, origin string, locked
 		ImageDigest: imp.manifestDigest,
 		Kargs:       slices.Clone(base.Kargs),
 		CommitMeta:  imp.meta,
+	}
+	if req := requestsOf(base); !req.empty() {
+		var err error
+		if d, err = n.layer(ctx, r, rp, d, req, false); err != nil {
+			return err
+		}
 	}
 	d.Serial = st.nextSerial(d.Checksum)
 	r.p.Phase = PhaseStaging
@@ -148,10 +157,10 @@ func (n *node) stageImported(st *nodeState, imp *imported, origin string, locked
 func keepCommits(ds []Deployment, staged *Deployment) []string {
 	var keep []string
 	for _, d := range ds {
-		keep = append(keep, d.Checksum)
+		keep = append(keep, d.Checksum, d.BaseChecksum)
 	}
 	if staged != nil {
-		keep = append(keep, staged.Checksum)
+		keep = append(keep, staged.Checksum, staged.BaseChecksum)
 	}
 	return keep
 }
@@ -167,8 +176,8 @@ func (n *node) finalize(expected string, allowMissing, allowUnlocked bool) error
 	if st.staged == nil {
 		return errors.New("No pending staged deployment found")
 	}
-	// The double does not layer packages: the base commit is the checksum.
-	found := st.staged.Checksum
+	// The base commit, not a layered one (rpm-ostree's base checksum).
+	found := st.staged.Base()
 	// >= 2025.7: a container deployment is named by its image digest, when
 	// the image can be queried (the same query status uses).
 	if n.prof.ContainerDigests && st.staged.IsContainer() && !n.noImageDigest() {

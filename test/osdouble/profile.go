@@ -41,6 +41,11 @@ type Profile struct {
 	// container deployment against its image digest, not its base checksum
 	// (rpm-ostree >= 2025.7, commits 2d021f5d and e47214b7).
 	ContainerDigests bool
+	// LayeringSkipsBaseDB: on a host booted from a container image,
+	// `install` does not refuse packages the base already provides
+	// (rpm-ostree >= 2026.1, commit 4d4196e2 "don't use base-db when
+	// idempotent"); before, they fail "... is already provided by".
+	LayeringSkipsBaseDB bool
 }
 
 // The profiles, oldest first. The newest is the default everywhere.
@@ -59,7 +64,7 @@ var profiles = []Profile{
 	},
 	{
 		Name: "2026.2", Git: "v2026.2", Features: []string{"rust", "compose", "container", "fedora-integration"},
-		Ostree: "2025.7", LockInStagedFile: true, ContainerDigests: true,
+		Ostree: "2025.7", LockInStagedFile: true, ContainerDigests: true, LayeringSkipsBaseDB: true,
 	},
 }
 

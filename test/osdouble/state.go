@@ -26,7 +26,34 @@ type Deployment struct {
 	Pinned bool     `json:"pinned,omitempty"`
 	// CommitMeta is shown as base-commit-meta.
 	CommitMeta map[string]any `json:"commitMeta,omitempty"`
+
+	// Package layering (see layering.go). The origin's requests, which
+	// every new deployment made from this one carries over, and, when they
+	// are active, the layered commit they produced: then Checksum is the
+	// layered commit and BaseChecksum the base commit it was made from.
+	RequestedPackages     []string `json:"requestedPackages,omitempty"`
+	RequestedBaseRemovals []string `json:"requestedBaseRemovals,omitempty"`
+	BaseChecksum          string   `json:"baseChecksum,omitempty"`
+	BaseTimestamp         int64    `json:"baseTimestamp,omitempty"`
+	// LayeredPackages are the layered commit's rpmostree.packages (the
+	// active package requests); RemovedBasePackages its
+	// rpmostree.removed-base-packages.
+	LayeredPackages     []string       `json:"layeredPackages,omitempty"`
+	RemovedBasePackages []NEVRA        `json:"removedBasePackages,omitempty"`
+	LayeredCommitMeta   map[string]any `json:"layeredCommitMeta,omitempty"`
 }
+
+// Base is the base commit: BaseChecksum for a layered deployment, else
+// Checksum. finalize-deployment and the image queries work on it.
+func (d *Deployment) Base() string {
+	if d.BaseChecksum != "" {
+		return d.BaseChecksum
+	}
+	return d.Checksum
+}
+
+// IsLayered tells whether the deployment runs a layered commit.
+func (d *Deployment) IsLayered() bool { return d.BaseChecksum != "" }
 
 // ID is rpm-ostree's deployment id: "<osname>-<checksum>.<serial>".
 func (d *Deployment) ID() string { return fmt.Sprintf("%s-%s.%d", d.OSName, d.Checksum, d.Serial) }
@@ -37,6 +64,10 @@ func (d *Deployment) IsContainer() bool { return isContainerRefspec(d.Origin) }
 func (d *Deployment) clone() *Deployment {
 	c := *d
 	c.Kargs = slices.Clone(d.Kargs)
+	c.RequestedPackages = slices.Clone(d.RequestedPackages)
+	c.RequestedBaseRemovals = slices.Clone(d.RequestedBaseRemovals)
+	c.LayeredPackages = slices.Clone(d.LayeredPackages)
+	c.RemovedBasePackages = slices.Clone(d.RemovedBasePackages)
 	return &c
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -19,12 +20,21 @@ import (
 //     only when the image can be queried (non-fatal since issue #4185);
 //   - pending-base-* only for ostree-remote refspecs whose ref moved
 //     (never on the double's deployments);
-//   - the package lists always, the module lists only before 2024.7.
+//   - the package lists always, the module lists only before 2024.7;
+//   - for a layered deployment, base-checksum, base-timestamp, base-version
+//     (when the base commit has one) and layered-commit-meta, with checksum
+//     and timestamp those of the layered commit; packages are the layered
+//     commit's active requests, base-removals its removed base packages as
+//     [nevra, name, epoch, version, release, arch] (rpm-ostree's (sstsss)).
 type statusDeployment struct {
 	ID                             string         `json:"id"`
 	OSName                         string         `json:"osname"`
 	Serial                         int            `json:"serial"`
 	Checksum                       string         `json:"checksum"`
+	BaseChecksum                   string         `json:"base-checksum,omitempty"`
+	BaseTimestamp                  int64          `json:"base-timestamp,omitempty"`
+	BaseVersion                    string         `json:"base-version,omitempty"`
+	LayeredCommitMeta              map[string]any `json:"layered-commit-meta,omitempty"`
 	Version                        string         `json:"version,omitempty"`
 	Timestamp                      int64          `json:"timestamp"`
 	Booted                         bool           `json:"booted"`
@@ -45,7 +55,7 @@ type statusDeployment struct {
 	RequestedModules               []string       `json:"requested-modules,omitempty"`
 	RequestedModulesEnabled        []string       `json:"requested-modules-enabled,omitempty"`
 	Packages                       []string       `json:"packages"`
-	BaseRemovals                   []string       `json:"base-removals"`
+	BaseRemovals                   []any          `json:"base-removals"`
 	BaseLocalReplacements          []string       `json:"base-local-replacements"`
 	BaseRemoteReplacements         map[string]any `json:"base-remote-replacements"`
 	Modules                        []string       `json:"modules,omitempty"`
@@ -89,8 +99,26 @@ func (v statusView) deployment(d *Deployment, booted, staged, legacyLocked bool)
 		Pinned: d.Pinned, Unlocked: "none", BaseCommitMeta: d.CommitMeta,
 		RequestedPackages: empty, RequestedLocalPackages: empty, RequestedLocalFileoverridePkgs: empty,
 		RequestedBaseRemovals: empty, RequestedBaseLocalReplacements: empty,
-		Packages: empty, BaseRemovals: empty, BaseLocalReplacements: empty,
+		Packages: empty, BaseRemovals: []any{}, BaseLocalReplacements: empty,
 		BaseRemoteReplacements: map[string]any{},
+	}
+	if len(d.RequestedPackages) > 0 {
+		sd.RequestedPackages = d.RequestedPackages
+	}
+	if len(d.RequestedBaseRemovals) > 0 {
+		sd.RequestedBaseRemovals = d.RequestedBaseRemovals
+	}
+	if d.IsLayered() {
+		sd.BaseChecksum, sd.BaseTimestamp, sd.LayeredCommitMeta = d.BaseChecksum, d.BaseTimestamp, d.LayeredCommitMeta
+		if v, ok := d.CommitMeta["version"].(string); ok {
+			sd.BaseVersion = v
+		}
+		if len(d.LayeredPackages) > 0 {
+			sd.Packages = d.LayeredPackages
+		}
+		for _, p := range d.RemovedBasePackages {
+			sd.BaseRemovals = append(sd.BaseRemovals, p.statusTuple())
+		}
 	}
 	if v.prof.ModuleFields {
 		sd.RequestedModules, sd.RequestedModulesEnabled, sd.Modules = empty, empty, empty
@@ -164,7 +192,20 @@ func writeStatusText(w io.Writer, s statusJSON, verbose bool) {
 		ts := time.Unix(d.Timestamp, 0).UTC().Format(time.RFC3339)
 		fmt.Fprintf(w, "%25s %s (%s)\n", "Version:", d.Version, ts)
 		if verbose || d.ContainerImageReference == "" {
+			if d.BaseChecksum != "" {
+				fmt.Fprintf(w, "%25s %s\n", "BaseCommit:", d.BaseChecksum)
+			}
 			fmt.Fprintf(w, "%25s %s\n", "Commit:", d.Checksum)
+		}
+		if len(d.BaseRemovals) > 0 {
+			var names []string
+			for _, r := range d.BaseRemovals {
+				names = append(names, fmt.Sprint(r.([]any)[0]))
+			}
+			fmt.Fprintf(w, "%25s %s\n", "RemovedBasePackages:", strings.Join(names, " "))
+		}
+		if len(d.Packages) > 0 {
+			fmt.Fprintf(w, "%25s %s\n", "LayeredPackages:", strings.Join(d.Packages, " "))
 		}
 		if d.Staged {
 			lock := ""

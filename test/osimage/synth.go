@@ -29,6 +29,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -84,6 +85,9 @@ type SynthOptions struct {
 	NotBootable bool
 	// ExtraLabels are added to the image config.
 	ExtraLabels map[string]string
+	// Packages are the NEVRAs of the image's package database (RPMDBPath);
+	// nil means DefaultPackages(Version).
+	Packages []string
 }
 
 // Image describes a synthesized image.
@@ -134,6 +138,12 @@ func SynthesizeImage(ctx context.Context, opts SynthOptions) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pushImage(ctx, opts, entries, func(diffIDs []digest.Digest) v1.Image { return imageConfig(opts, diffIDs) })
+}
+
+// pushImage builds entries into opts.Layers layers, pushes them, the config
+// made by config and the manifest under opts.Tag.
+func pushImage(ctx context.Context, opts SynthOptions, entries []entry, config func([]digest.Digest) v1.Image) (*Image, error) {
 	groups := splitLayers(entries, opts.Layers)
 
 	p := newPusher(opts.Registry, opts.Repo)
@@ -161,7 +171,7 @@ func SynthesizeImage(ctx context.Context, opts SynthOptions) (*Image, error) {
 		img.Files += l.Files
 	}
 
-	configBlob, err := json.Marshal(imageConfig(opts, diffIDs))
+	configBlob, err := json.Marshal(config(diffIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +254,14 @@ func planEntries(ctx context.Context, o SynthOptions) ([]entry, error) {
 	}
 	osRelease := fmt.Sprintf("NAME=\"Tandem OS\"\nID=tandem\nVERSION_ID=%q\nOSTREE_VERSION=%q\nTANDEM_SEED=%d\n",
 		o.VersionLabel, o.VersionLabel, o.Seed)
-	entries := []entry{{name: "usr/lib/os-release", data: []byte(osRelease)}}
+	pkgs := o.Packages
+	if pkgs == nil {
+		pkgs = DefaultPackages(o.Version)
+	}
+	entries := []entry{
+		{name: "usr/lib/os-release", data: []byte(osRelease)},
+		{name: RPMDBPath, data: []byte(strings.Join(pkgs, "\n") + "\n")},
+	}
 	var total int64
 	for c := 0; total < o.SizeBytes; c++ {
 		for _, s := range srcs {

@@ -84,11 +84,26 @@ func (a *Adapter) Status(ctx context.Context) (daemon.OSState, error) {
 // stripped like the MCO, containers-storage included, pinned to the
 // trusted digest; "" when unknown).
 func view(d *ostree.Deployment) daemon.Deployment {
-	return daemon.Deployment{
+	v := daemon.Deployment{
 		Checksum:           d.GetBaseChecksum(),
 		Image:              d.Image(),
 		FinalizationLocked: d.FinalizationLocked,
+		Packages:           d.RequestedPackages,
+		BaseRemovals:       d.RequestedBaseRemovals,
+		InstalledPackages:  d.Packages,
 	}
+	for _, r := range d.BaseRemovals {
+		v.RemovedPackages = append(v.RemovedPackages, r.Name)
+	}
+	return v
+}
+
+var _ daemon.PackageLayerer = (*Adapter)(nil)
+
+// LayerPackages layers ch onto the deployment that boots next, keeping it
+// finalization-locked (pkg/ostree Client.Layer).
+func (a *Adapter) LayerPackages(ctx context.Context, ch daemon.PackageChange) error {
+	return a.client().Layer(ctx, ostree.PackageChange{Install: ch.Install, Uninstall: ch.Uninstall, Remove: ch.Remove, Reset: ch.Reset})
 }
 
 // Stage stages image finalization-locked under the I/O policy. The bytes

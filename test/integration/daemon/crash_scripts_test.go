@@ -136,7 +136,7 @@ func crashScripts() []crashScript {
 				checkDone(t, r, n, late)
 			},
 		},
-	}, rebootlessCrashScripts()...)
+	}, append(rebootlessCrashScripts(), layeringCrashScripts()...)...)
 }
 
 // Configs of the crash scripts besides A and B (standardConfigs).
