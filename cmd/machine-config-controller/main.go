@@ -164,7 +164,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	// One admission per cluster: the node planner and the DPU tenant
 	// controller both admit disruption against a pool's maxUnavailable.
 	admission := node.NewAdmission()
-	nodeOpts := node.Options{Metrics: metrics.NewController(reg), Admission: admission}
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission}
 	if o.etcd.Enabled() {
 		ec, err := etcd.New(o.etcd)
 		if err != nil {

@@ -45,6 +45,8 @@ type Options struct {
 	Gates []DisruptionGate
 	// Metrics; nil: not recorded.
 	Metrics *metrics.Controller
+	// PlanMetrics time each pool's decision; nil: not recorded.
+	PlanMetrics *metrics.Plan
 	// Recorder records pool events; nil: one writing to the apiserver.
 	Recorder record.EventRecorder
 	// Resync re-plans a pool that is updating this often, since etcd health
@@ -265,6 +267,7 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 	logger := klog.FromContext(ctx).WithValues("pool", pool.Name)
 	c.admission.Lock()
 	defer c.admission.Unlock()
+	start := time.Now()
 	nodes, err := c.nodesOf(pool)
 	if err != nil {
 		return Result{}, nil, time.Time{}, err
@@ -275,6 +278,9 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 		views = append(views, ViewOfNode(c.admission.Node(n, now)))
 	}
 	r := Plan(pv, views, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates})
+	if m := c.opts.PlanMetrics; m != nil {
+		m.Duration.WithLabelValues(pool.Name).Observe(time.Since(start).Seconds())
+	}
 	if r.Status == nil {
 		return r, views, now, nil
 	}
@@ -430,5 +436,8 @@ func (c *Controller) forgetPoolMetrics(pool string) {
 		m.NodesByPhase.DeletePartialMatch(map[string]string{"pool": pool})
 		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})
 		m.PoolUpdatingSeconds.DeletePartialMatch(map[string]string{"pool": pool})
+	}
+	if m := c.opts.PlanMetrics; m != nil {
+		m.Duration.DeletePartialMatch(map[string]string{"pool": pool})
 	}
 }
