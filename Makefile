@@ -11,7 +11,7 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 # Packages that hold integration tests (build tag `integration`).
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
-.PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e run \
+.PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
 	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean
 
 all: binaries
@@ -43,6 +43,10 @@ test: verify test-unit test-integration test-e2e
 
 test-unit:
 	$(GO) test -tags $(GO_TAGS) -count=1 -v ./... 2>&1 | hack/test-filter.sh
+
+## test-long: the planner's property test over 20000 schedules (make test runs 3000)
+test-long:
+	$(GO) test -tags $(GO_TAGS) -count=1 -timeout 60m -v -run TestPlannerInvariants ./pkg/controller/node/ -args -planner-schedules=20000 2>&1 | hack/test-filter.sh
 
 test-integration:
 	$(TOOLS) $(GO) test -tags integration,$(GO_TAGS) -count=1 -timeout 40m -v $(INTEGRATION_PKGS) 2>&1 | hack/test-filter.sh

@@ -11,9 +11,7 @@ if [[ -n "$unformatted" ]]; then
 	echo "verify: gofmt needed on:"; echo "$unformatted"; fail=1
 fi
 
-go vet -tags "$tags" ./... || fail=1
-go vet -tags "integration,$tags" ./... || fail=1
-go vet -tags "e2e,$tags" ./test/e2e/... 2>/dev/null || true
+hack/vet.sh || fail=1
 
 # go.mod/go.sum tidy and vendor/ matching them.
 if ! go mod tidy -diff >/dev/null; then

@@ -10,16 +10,18 @@
 //
 // Each order runs in a fresh test/world (tenant control plane, kwok, one
 // daemon per node on the rpm-ostree double, the controllers and a workload)
-// with OS images of --size. While the tenant workers update every other pool
-// is paused, so a worker's window is its own update only (no master reboot
-// taking the single-member etcd, and the apiserver, down inside it); the
-// other pools are unpaused once the workers are done and the rollout
-// finishes as usual. The figure is the mean, over the tenant workers, of
-// world.Summary.Windows. It prints
+// with OS images of --size and no DPUs. Only the tenant worker pool is
+// updated (world.RolloutOptions.Pools), one worker at a time, so a worker's
+// window is its own update and nothing else: the run fails if any node of
+// another pool was cordoned or rebooted during it. A reboot keeps the node
+// down --reboot-s (RHCOS takes about 60 s), in both orders alike. The figure
+// of an order is the median, over the workers, of world.Summary.Windows. It
+// prints
 //
-//	bench-disruption: size_gib=G staged_window_s=A stock_window_s=B ratio=R
+//	bench-disruption: size_gib=G staged_window_s=A stock_window_s=B ratio=R other_disruptions=0 saving_s=S reboot_s=T workers=N
 //
-// with R = A/B, and writes the details as JSON (--json).
+// with R = A/B and S = B-A (what pre-staging takes out of each node's
+// window), and writes the details as JSON (--json).
 package main
 
 import (
@@ -46,6 +48,7 @@ type config struct {
 	size     int64
 	masters  int
 	workers  int
+	reboot   time.Duration
 	dir      string
 	jsonPath string
 	keep     bool
@@ -58,7 +61,9 @@ func parseFlags() (config, error) {
 	var size, orders string
 	flag.StringVar(&size, "size", "1GiB", "size of each synthesized OS image (the update rewrites all of it); at least 1GiB for the report")
 	flag.IntVar(&c.masters, "masters", 1, "tenant masters (odd)")
-	flag.IntVar(&c.workers, "workers", 1, "tenant workers; the world gives the first workers/2 a DPU, and those are left out of the mean")
+	flag.IntVar(&c.workers, "workers", 3, "tenant workers, all measured (at least 3 for the report)")
+	var rebootS float64
+	flag.Float64Var(&rebootS, "reboot-s", 0, "seconds a rebooting node stays down before its daemon starts again (60 on RHCOS; 0: the simulated reboot's own ~0.1 s)")
 	flag.StringVar(&c.dir, "dir", "/var/tmp/tandem-bench-disruption", "work directory (one world per order under it), removed at the end unless --keep")
 	flag.StringVar(&c.jsonPath, "json", "", "also write the figures as JSON to this file")
 	flag.BoolVar(&c.keep, "keep", false, "keep --dir (logs, node roots) after the run")
@@ -76,6 +81,10 @@ func parseFlags() (config, error) {
 	if c.size, err = parseSize(size); err != nil {
 		return c, err
 	}
+	if rebootS < 0 {
+		return c, fmt.Errorf("--reboot-s %g must not be negative", rebootS)
+	}
+	c.reboot = time.Duration(rebootS * float64(time.Second))
 	for _, s := range strings.Split(orders, ",") {
 		o, err := daemon.ParseUpdateOrder(strings.TrimSpace(s))
 		if err != nil {
@@ -83,7 +92,7 @@ func parseFlags() (config, error) {
 		}
 		c.orders = append(c.orders, o)
 	}
-	if c.workers < 1 || c.workers-c.workers/2 < 1 {
+	if c.workers < 1 {
 		return c, fmt.Errorf("--workers must be at least 1, got %d", c.workers)
 	}
 	if c.dir == "" {
@@ -139,9 +148,9 @@ func run(ctx context.Context, c config) (retErr error) {
 			}
 		}()
 	}
-	progress("size %d bytes (%.2f GiB), %d master(s), %d worker(s), orders %v, work dir %s",
-		c.size, gib(c.size), c.masters, c.workers, c.orders, c.dir)
-	res := result{SizeBytes: c.size, SizeGiB: gib(c.size), Masters: c.masters, Workers: c.workers,
+	progress("size %d bytes (%.2f GiB), %d master(s), %d worker(s), reboot %s, orders %v, work dir %s",
+		c.size, gib(c.size), c.masters, c.workers, c.reboot, c.orders, c.dir)
+	res := result{SizeBytes: c.size, SizeGiB: gib(c.size), Masters: c.masters, Workers: c.workers, RebootS: c.reboot.Seconds(),
 		Started: time.Now().UTC(), Command: strings.Join(append([]string{"bench-disruption"}, os.Args[1:]...), " ")}
 	for _, o := range c.orders {
 		dir := filepath.Join(c.dir, string(o))
@@ -152,7 +161,7 @@ func run(ctx context.Context, c config) (retErr error) {
 		if err != nil {
 			return fmt.Errorf("order %s: %w (logs in %s)", o, err, dir)
 		}
-		progress("[%s] mean window %.2fs over %v", o, r.MeanWindowS, r.WindowsS)
+		progress("[%s] median window %.2fs over %v; other pools disrupted: %v", o, r.MedianWindowS, r.WindowsS, r.OtherDisruptions)
 		if !c.keep {
 			// The next world needs the disk and the page cache more than we
 			// need this one's logs.
@@ -165,6 +174,11 @@ func run(ctx context.Context, c config) (retErr error) {
 	if line := res.Line(); line != "" {
 		fmt.Println(line)
 	}
+	defer func() {
+		if retErr == nil && res.OtherDisruptions > 0 {
+			retErr = fmt.Errorf("%d disruptions of other pools inside the measured windows: %v", res.OtherDisruptions, res.otherDetail())
+		}
+	}()
 	if c.jsonPath != "" {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {

@@ -84,9 +84,9 @@ func TestPercentileAndSummary(t *testing.T) {
 	if p := percentile(ds, 100); p != 200*time.Millisecond {
 		t.Errorf("max = %v", p)
 	}
-	s := summarize("random", []rolloutResult{{LeaderChanges: 1, FailedWrites: 2, PutP99: 10 * time.Millisecond, PutMax: 40 * time.Millisecond},
+	s := summarize("SIGKILL", "random", []rolloutResult{{LeaderChanges: 1, FailedWrites: 2, DroppedRetried: 3, PutP99: 10 * time.Millisecond, PutMax: 40 * time.Millisecond},
 		{LeaderChanges: 2, FailedWrites: 0, PutP99: 20 * time.Millisecond, PutMax: 60 * time.Millisecond}})
-	want := "bench-etcd: ordering=random rollouts=2 leader_changes=1.5 failed_writes=1.0 put_p99_ms=15.0 put_max_ms=50.0"
+	want := "bench-etcd: stop=SIGKILL ordering=random client_retry=none rollouts=2 leader_changes=1.50 failed_writes=1.00 failed_writes_max=2 dropped_retried=1.50 put_p99_ms=15.0 put_max_ms=60.0"
 	if s.String() != want {
 		t.Errorf("summary = %q, want %q", s.String(), want)
 	}

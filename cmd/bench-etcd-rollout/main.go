@@ -3,9 +3,15 @@
 // wait until it is healthy) while a client writes steadily, and compares
 // member orderings: random, followers-first, and the node controller's
 // followers-first-moveleader (its steps come from node.Plan and its MoveLeader
-// is pkg/etcd's). For each ordering it prints, averaged over the rollouts:
+// is pkg/etcd's). A member is stopped with SIGTERM (an orderly reboot: etcd
+// hands its leadership over itself) or SIGKILL (a power cut: the others wait
+// for their election timeout); --stop picks one or both. For each stop signal
+// and ordering it prints, over the rollouts:
 //
-//	bench-etcd: ordering=NAME rollouts=K leader_changes=N failed_writes=F put_p99_ms=P put_max_ms=M
+//	bench-etcd: stop=SIG ordering=NAME rollouts=K leader_changes=N failed_writes=F failed_writes_max=G put_p99_ms=P put_max_ms=M
+//
+// leader_changes, failed_writes and put_p99_ms are means per rollout,
+// failed_writes_max the worst rollout and put_max_ms the largest put of all.
 //
 // etcd comes from $TANDEM_TOOLS_BIN (make tools).
 package main
@@ -25,6 +31,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/etcd"
@@ -32,6 +39,7 @@ import (
 )
 
 type config struct {
+	stops      []string
 	rollouts   int
 	members    int
 	down       time.Duration
@@ -41,13 +49,15 @@ type config struct {
 	orderings  []string
 	dir        string
 	seed       uint64
+	retry      bool
 }
 
 func main() {
 	klog.InitFlags(nil)
 	var c config
-	var ords string
-	flag.IntVar(&c.rollouts, "rollouts", 5, "rollouts per ordering (at least 5 for the report)")
+	var ords, stops string
+	flag.StringVar(&stops, "stop", "SIGTERM,SIGKILL", "how a member's master goes down: SIGTERM (orderly reboot), SIGKILL (power cut), or both")
+	flag.IntVar(&c.rollouts, "rollouts", 20, "rollouts per ordering and stop signal (at least 20 for the report)")
 	flag.IntVar(&c.members, "members", 3, "etcd members (masters)")
 	flag.DurationVar(&c.down, "down", 3*time.Second, "how long a member stays down (the reboot)")
 	flag.DurationVar(&c.settle, "settle", time.Second, "pause after each rollout before counting")
@@ -56,8 +66,10 @@ func main() {
 	flag.StringVar(&ords, "orderings", strings.Join(orderings, ","), "orderings to run")
 	flag.StringVar(&c.dir, "dir", "", "work directory for etcd data and logs (default: a temp dir, removed after)")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the random ordering")
+	flag.BoolVar(&c.retry, "client-retry", true, "the writer retries writes etcd proves it did not apply (pkg/etcd RetryUnapplied); they are counted as dropped_retried")
 	flag.Parse()
 	c.orderings = strings.Split(ords, ",")
+	c.stops = strings.Split(stops, ",")
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -73,6 +85,11 @@ func run(ctx context.Context, c config) error {
 			return fmt.Errorf("unknown ordering %q (want some of %v)", o, orderings)
 		}
 	}
+	for _, s := range c.stops {
+		if _, ok := stopSignals[s]; !ok {
+			return fmt.Errorf("unknown --stop %q (want SIGTERM, SIGKILL or both)", s)
+		}
+	}
 	root := c.dir
 	if root == "" {
 		d, err := os.MkdirTemp("", "bench-etcd-rollout-")
@@ -82,19 +99,37 @@ func run(ctx context.Context, c config) error {
 		defer os.RemoveAll(d)
 		root = d
 	}
-	rng := rand.New(rand.NewPCG(c.seed, c.seed+1))
-	for _, o := range c.orderings {
-		results, err := benchOrdering(ctx, c, o, fmt.Sprintf("%s/%s", root, o), rng)
-		if err != nil {
-			return fmt.Errorf("ordering %s: %w", o, err)
+	var lines []string
+	for _, stop := range c.stops {
+		rng := rand.New(rand.NewPCG(c.seed, c.seed+1))
+		for _, o := range c.orderings {
+			results, err := benchOrdering(ctx, c, stop, o, fmt.Sprintf("%s/%s-%s", root, stop, o), rng)
+			if err != nil {
+				return fmt.Errorf("stop %s, ordering %s: %w", stop, o, err)
+			}
+			sum := summarize(stop, o, results)
+			sum.ClientRetry = c.retry
+			line := sum.String()
+			fmt.Println(line)
+			lines = append(lines, line)
 		}
-		fmt.Println(summarize(o, results))
+	}
+	// All lines again at the end, together, as the report quotes them.
+	fmt.Fprintln(os.Stderr, "bench-etcd-rollout: done")
+	for _, l := range lines {
+		fmt.Fprintln(os.Stderr, l)
 	}
 	return nil
 }
 
+// stopSignals are the ways a master goes down.
+var stopSignals = map[string]func(*framework.EtcdCluster, int) error{
+	"SIGTERM": (*framework.EtcdCluster).StopMember,
+	"SIGKILL": (*framework.EtcdCluster).KillMember,
+}
+
 // benchOrdering runs the rollouts of one ordering on a fresh cluster.
-func benchOrdering(ctx context.Context, c config, ordering, dir string, rng *rand.Rand) ([]rolloutResult, error) {
+func benchOrdering(ctx context.Context, c config, stop, ordering, dir string, rng *rand.Rand) ([]rolloutResult, error) {
 	cluster, err := framework.StartEtcdCluster(ctx, dir, c.members)
 	if err != nil {
 		return nil, err
@@ -109,14 +144,19 @@ func benchOrdering(ctx context.Context, c config, ordering, dir string, rng *ran
 		return nil, err
 	}
 	defer ec.Close()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cluster.ClientURLs(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	w := &writer{rate: c.rate, timeout: c.putTimeout}
+	cfg := clientv3.Config{Endpoints: cluster.ClientURLs(), DialTimeout: 2 * time.Second, Logger: zap.NewNop()}
+	if c.retry {
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(etcd.RetryUnapplied(w.retried)))
+	}
+	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer cli.Close()
+	w.cli = cli
 
 	bctx, cancel := context.WithCancel(ctx)
-	w := &writer{cli: cli, rate: c.rate, timeout: c.putTimeout}
 	lw := newLeaderWatch(cli, cluster.ClientURLs())
 	done := make(chan struct{}, 2)
 	go func() { w.run(bctx); done <- struct{}{} }()
@@ -132,23 +172,23 @@ func benchOrdering(ctx context.Context, c config, ordering, dir string, rng *ran
 
 	var results []rolloutResult
 	for r := range c.rollouts {
-		if err := rollout(ctx, cluster, ec, ordering, names, c.down, rng); err != nil {
+		if err := rollout(ctx, cluster, ec, stopSignals[stop], ordering, names, c.down, rng); err != nil {
 			return nil, fmt.Errorf("rollout %d: %w", r+1, err)
 		}
 		time.Sleep(c.settle) // let late puts finish and the watch catch up
-		lat, failed, firstErr := w.take()
-		res := rolloutResult{LeaderChanges: lw.take(), Writes: len(lat), FailedWrites: failed,
+		lat, failed, retried, errs := w.take()
+		res := rolloutResult{LeaderChanges: lw.take(), Writes: len(lat), FailedWrites: failed, DroppedRetried: retried,
 			PutP99: percentile(lat, 99), PutMax: percentile(lat, 100)}
 		results = append(results, res)
-		fmt.Fprintf(os.Stderr, "ordering=%s rollout=%d leader_changes=%d writes=%d failed_writes=%d put_p99_ms=%.1f put_max_ms=%.1f first_error=%v\n",
-			ordering, r+1, res.LeaderChanges, res.Writes, res.FailedWrites, ms(res.PutP99), ms(res.PutMax), firstErr)
+		fmt.Fprintf(os.Stderr, "stop=%s ordering=%s rollout=%d leader_changes=%d writes=%d failed_writes=%d dropped_retried=%d put_p99_ms=%.1f put_max_ms=%.1f errors=%v\n",
+			stop, ordering, r+1, res.LeaderChanges, res.Writes, res.FailedWrites, res.DroppedRetried, ms(res.PutP99), ms(res.PutMax), errs)
 	}
 	return results, nil
 }
 
 // rollout reboots every member once, in the ordering's order.
-func rollout(ctx context.Context, cluster *framework.EtcdCluster, ec *etcd.Client, ordering string,
-	names []string, down time.Duration, rng *rand.Rand) error {
+func rollout(ctx context.Context, cluster *framework.EtcdCluster, ec *etcd.Client, stop func(*framework.EtcdCluster, int) error,
+	ordering string, names []string, down time.Duration, rng *rand.Rand) error {
 	state := newRolloutState(names, rng)
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // a stuck rollout is a failed benchmark
 	defer cancel()
@@ -164,7 +204,7 @@ func rollout(ctx context.Context, cluster *framework.EtcdCluster, ec *etcd.Clien
 			}
 		case st.Reboot != "":
 			i := slices.Index(names, st.Reboot)
-			if err := cluster.StopMember(i); err != nil {
+			if err := stop(cluster, i); err != nil {
 				return fmt.Errorf("stopping %s: %w", st.Reboot, err)
 			}
 			time.Sleep(down)

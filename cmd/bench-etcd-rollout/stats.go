@@ -11,8 +11,11 @@ type rolloutResult struct {
 	LeaderChanges int
 	Writes        int
 	FailedWrites  int
-	PutP99        time.Duration
-	PutMax        time.Duration
+	// DroppedRetried counts writes etcd dropped unapplied in a hand-over,
+	// which the writer's client retried (pkg/etcd RetryUnapplied).
+	DroppedRetried int
+	PutP99         time.Duration
+	PutMax         time.Duration
 }
 
 // percentile returns the p-th percentile (0..100) of ds by nearest rank.
@@ -26,38 +29,51 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[min(max(rank, 0), len(s)-1)]
 }
 
-// summary averages rollouts into the benchmark's line.
+// summary folds rollouts into the benchmark's line: means per rollout of
+// leader changes, failed writes and put p99; the worst rollout's failed
+// writes; the largest put of all (a mean of maxima would hide one stall in
+// twenty rollouts).
 type summary struct {
-	Ordering      string
-	Rollouts      int
-	LeaderChanges float64
-	FailedWrites  float64
-	PutP99ms      float64
-	PutMaxms      float64
+	Stop            string
+	Ordering        string
+	ClientRetry     bool
+	Rollouts        int
+	LeaderChanges   float64
+	FailedWrites    float64
+	FailedWritesMax int
+	DroppedRetried  float64
+	PutP99ms        float64
+	PutMaxms        float64
 }
 
-func summarize(ordering string, rs []rolloutResult) summary {
-	s := summary{Ordering: ordering, Rollouts: len(rs)}
+func summarize(stop, ordering string, rs []rolloutResult) summary {
+	s := summary{Stop: stop, Ordering: ordering, Rollouts: len(rs)}
 	if len(rs) == 0 {
 		return s
 	}
 	for _, r := range rs {
 		s.LeaderChanges += float64(r.LeaderChanges)
 		s.FailedWrites += float64(r.FailedWrites)
+		s.FailedWritesMax = max(s.FailedWritesMax, r.FailedWrites)
+		s.DroppedRetried += float64(r.DroppedRetried)
 		s.PutP99ms += ms(r.PutP99)
-		s.PutMaxms += ms(r.PutMax)
+		s.PutMaxms = max(s.PutMaxms, ms(r.PutMax))
 	}
 	n := float64(len(rs))
 	s.LeaderChanges /= n
 	s.FailedWrites /= n
+	s.DroppedRetried /= n
 	s.PutP99ms /= n
-	s.PutMaxms /= n
 	return s
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func (s summary) String() string {
-	return fmt.Sprintf("bench-etcd: ordering=%s rollouts=%d leader_changes=%.1f failed_writes=%.1f put_p99_ms=%.1f put_max_ms=%.1f",
-		s.Ordering, s.Rollouts, s.LeaderChanges, s.FailedWrites, s.PutP99ms, s.PutMaxms)
+	retry := "none"
+	if s.ClientRetry {
+		retry = "unapplied"
+	}
+	return fmt.Sprintf("bench-etcd: stop=%s ordering=%s client_retry=%s rollouts=%d leader_changes=%.2f failed_writes=%.2f failed_writes_max=%d dropped_retried=%.2f put_p99_ms=%.1f put_max_ms=%.1f",
+		s.Stop, s.Ordering, retry, s.Rollouts, s.LeaderChanges, s.FailedWrites, s.FailedWritesMax, s.DroppedRetried, s.PutP99ms, s.PutMaxms)
 }

@@ -20,7 +20,8 @@ type writer struct {
 	mu        sync.Mutex
 	latencies []time.Duration
 	failed    int
-	firstErr  error
+	errs      map[string]int // failed puts by error
+	dropped   int            // writes etcd dropped unapplied, retried
 	inflight  sync.WaitGroup
 }
 
@@ -47,19 +48,28 @@ func (w *writer) run(ctx context.Context) {
 			w.latencies = append(w.latencies, d)
 			if err != nil {
 				w.failed++
-				if w.firstErr == nil {
-					w.firstErr = err
+				if w.errs == nil {
+					w.errs = map[string]int{}
 				}
+				w.errs[err.Error()]++
 			}
 		}(i)
 	}
 }
 
-// take returns what was recorded since the last take.
-func (w *writer) take() (latencies []time.Duration, failed int, firstErr error) {
+// retried counts a write retried by pkg/etcd's RetryUnapplied.
+func (w *writer) retried(string, error) {
+	w.mu.Lock()
+	w.dropped++
+	w.mu.Unlock()
+}
+
+// take returns what was recorded since the last take: the latencies, the
+// failed puts, the dropped-and-retried ones and the failures' errors.
+func (w *writer) take() (latencies []time.Duration, failed, retried int, errs map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	latencies, failed, firstErr = w.latencies, w.failed, w.firstErr
-	w.latencies, w.failed, w.firstErr = nil, 0, nil
-	return latencies, failed, firstErr
+	latencies, failed, retried, errs = w.latencies, w.failed, w.dropped, w.errs
+	w.latencies, w.failed, w.dropped, w.errs = nil, 0, 0, nil
+	return latencies, failed, retried, errs
 }

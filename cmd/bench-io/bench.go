@@ -96,15 +96,28 @@ func (b *bench) close() {
 
 // report is the JSON document.
 type report struct {
-	Command   string         `json:"command"`
-	Started   time.Time      `json:"started"`
-	Kernel    string         `json:"kernel"`
-	Device    string         `json:"device"`
-	Scheduler string         `json:"scheduler"`
-	Image     imageInfo      `json:"image"`
-	Load      loadInfo       `json:"load"`
-	Idle      phase          `json:"idle"`
-	Policies  []policyResult `json:"policies"`
+	Command   string    `json:"command"`
+	Started   time.Time `json:"started"`
+	Kernel    string    `json:"kernel"`
+	Device    string    `json:"device"`
+	Scheduler string    `json:"scheduler"`
+	Image     imageInfo `json:"image"`
+	Load      loadInfo  `json:"load"`
+	// IdleBefore and IdleAfter bracket the trials; Idle is their mean, the
+	// reference of p99_ratio and max_ratio.
+	IdleBefore phase `json:"idleBefore"`
+	IdleAfter  phase `json:"idleAfter"`
+	Idle       phase `json:"idle"`
+	// IdleDrift is the larger of the fsync p99 and put p99 factors between
+	// the idle phases; Refused says why the run was refused ("" if not).
+	IdleDrift     float64        `json:"idleDrift"`
+	MaxIdleDrift  float64        `json:"maxIdleDrift"`
+	Refused       string         `json:"refused,omitempty"`
+	DefaultPolicy string         `json:"defaultPolicy"`
+	Trials        []trial        `json:"trials"`
+	Policies      []policySumm   `json:"policies"`
+	Goal          goal           `json:"goal"`
+	Note          map[string]any `json:"note,omitempty"`
 }
 
 type imageInfo struct {
@@ -123,7 +136,7 @@ type phase struct {
 	FsyncCount   uint64            `json:"fsyncCount"`
 	FsyncP99Ms   float64           `json:"fsyncP99Ms"`
 	FsyncMaxMs   float64           `json:"fsyncMaxBucketMs"`
-	FsyncBuckets map[string]uint64 `json:"fsyncBuckets"`
+	FsyncBuckets map[string]uint64 `json:"fsyncBuckets,omitempty"`
 	Puts         int               `json:"puts"`
 	PutsFailed   int               `json:"putsFailed"`
 	PutP50Ms     float64           `json:"putP50Ms"`
@@ -131,31 +144,36 @@ type phase struct {
 	PutMaxMs     float64           `json:"putMaxMs"`
 }
 
-type policyResult struct {
+// trial is one staging under one policy in one round.
+type trial struct {
+	Round  int    `json:"round"`
 	Policy string `json:"policy"`
 	phase
-	StageS      float64        `json:"stageSeconds"`
-	StageMiBs   float64        `json:"stageMiBPerSecond"`
-	P99Ratio    float64        `json:"p99Ratio"`
-	MaxRatio    float64        `json:"maxRatio"`
-	StageRatio  float64        `json:"stageRatio"`
-	PutP99Ratio float64        `json:"putP99Ratio"`
-	PutMaxRatio float64        `json:"putMaxRatio"`
-	Governor    []governorStep `json:"governor,omitempty"`
+	StageS     float64            `json:"stageSeconds"`
+	StageMiBs  float64            `json:"stageMiBPerSecond"`
+	Levers     []iso.AppliedLever `json:"levers"`
+	Skipped    map[string]string  `json:"skippedLevers,omitempty"`
+	Writer     string             `json:"writer"`
+	P99Ratio   float64            `json:"p99Ratio"`
+	MaxRatio   float64            `json:"maxRatio"`
+	StageRatio float64            `json:"stageRatio"`
+	Governor   []governorStep     `json:"governor,omitempty"`
 }
 
 type governorStep struct {
-	T        float64 `json:"t"`
-	P99Ms    float64 `json:"p99Ms"`
-	Valid    bool    `json:"valid"`
-	LimitMiB float64 `json:"limitMiBps"`
+	T     float64 `json:"t"`
+	P99Ms float64 `json:"p99Ms"`
+	Valid bool    `json:"valid"`
+	Value float64 `json:"value"`
 }
 
+// measure runs idle, the interleaved rounds, and idle again.
 func (b *bench) measure(ctx context.Context) (*report, error) {
 	r := &report{
 		Command: fmt.Sprint(os.Args), Started: time.Now(), Device: b.dev.Name,
-		Image: imageInfo{Ref: b.image.Ref, ContentBytes: b.image.ContentBytes, Files: b.image.Files},
-		Load:  loadInfo{PutsPerSecond: b.c.rate, ValueBytes: b.c.valueSize},
+		Image:         imageInfo{Ref: b.image.Ref, ContentBytes: b.image.ContentBytes, Files: b.image.Files},
+		Load:          loadInfo{PutsPerSecond: b.c.rate, ValueBytes: b.c.valueSize},
+		DefaultPolicy: iso.DefaultPolicyName(),
 	}
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {
@@ -165,57 +183,52 @@ func (b *bench) measure(ctx context.Context) (*report, error) {
 		r.Scheduler, _, _ = iso.ReadScheduler(b.dev.Disks[0])
 	}
 	scraper := governor.MetricsScraper{URL: b.etcd.MetricsURL}
-
-	// Idle baseline.
-	if err := b.quiet(ctx); err != nil {
+	var err error
+	if r.IdleBefore, err = b.idlePhase(ctx, scraper, "before"); err != nil {
 		return r, err
+	}
+	for round := range b.c.trials {
+		for i := range b.c.policies {
+			name := b.c.policies[(i+round)%len(b.c.policies)]
+			t, err := b.stageUnder(ctx, round, name, scraper)
+			if err != nil {
+				return r, fmt.Errorf("round %d, policy %s: %w", round+1, name, err)
+			}
+			r.Trials = append(r.Trials, t)
+			fmt.Fprintf(os.Stderr, "bench-io: round=%d policy=%s stage_s=%.1f fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f writer=%s levers=%v\n",
+				round+1, name, t.StageS, t.FsyncP99Ms, t.FsyncMaxMs, t.PutP99Ms, t.PutMaxMs, t.Writer, t.Levers)
+		}
+	}
+	if r.IdleAfter, err = b.idlePhase(ctx, scraper, "after"); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// idlePhase measures etcd with nothing staging.
+func (b *bench) idlePhase(ctx context.Context, scraper governor.MetricsScraper, which string) (phase, error) {
+	if err := b.quiet(ctx); err != nil {
+		return phase{}, err
 	}
 	h0, err := scraper.Scrape(ctx)
 	if err != nil {
-		return r, err
+		return phase{}, err
 	}
 	t0 := time.Now()
 	select {
 	case <-time.After(b.c.idle):
 	case <-ctx.Done():
-		return r, ctx.Err()
+		return phase{}, ctx.Err()
 	}
 	t1 := time.Now()
 	h1, err := scraper.Scrape(ctx)
 	if err != nil {
-		return r, err
+		return phase{}, err
 	}
-	r.Idle = b.phase(h1.Sub(h0), t0, t1)
-	fmt.Printf("bench-io: idle fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f puts=%d\n",
-		r.Idle.FsyncP99Ms, r.Idle.FsyncMaxMs, r.Idle.PutP99Ms, r.Idle.PutMaxMs, r.Idle.Puts)
-
-	var noneStage float64
-	for _, name := range b.c.policies {
-		res, err := b.stageUnder(ctx, name, scraper)
-		if err != nil {
-			return r, fmt.Errorf("policy %s: %w", name, err)
-		}
-		res.P99Ratio = ratio(res.FsyncP99Ms, r.Idle.FsyncP99Ms)
-		res.MaxRatio = ratio(res.FsyncMaxMs, r.Idle.FsyncMaxMs)
-		res.PutP99Ratio = ratio(res.PutP99Ms, r.Idle.PutP99Ms)
-		res.PutMaxRatio = ratio(res.PutMaxMs, r.Idle.PutMaxMs)
-		if name == iso.PolicyNone {
-			noneStage = res.StageS
-		}
-		r.Policies = append(r.Policies, res)
-		fmt.Printf("bench-io: measured policy=%s stage_s=%.1f fsync_p99_ms=%.2f put_max_ms=%.1f\n", name, res.StageS, res.FsyncP99Ms, res.PutMaxMs)
-	}
-	for i := range r.Policies {
-		r.Policies[i].StageRatio = ratio(r.Policies[i].StageS, noneStage)
-	}
-	return r, nil
-}
-
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
+	p := b.phase(h1.Sub(h0), t0, t1)
+	fmt.Printf("bench-io: idle phase=%s fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f puts=%d\n",
+		which, p.FsyncP99Ms, p.FsyncMaxMs, p.PutP99Ms, p.PutMaxMs, p.Puts)
+	return p, nil
 }
 
 func (b *bench) phase(d governor.Histogram, from, to time.Time) phase {
@@ -239,12 +252,14 @@ func (b *bench) quiet(ctx context.Context) error {
 	}
 }
 
-// stageUnder stages the update on a fresh node under one policy.
-func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.MetricsScraper) (res policyResult, err error) {
-	res.Policy = name
-	dir := filepath.Join(b.c.dir, "node-"+name)
+// stageUnder stages the update on a fresh node under one policy, as the
+// daemon does: the policy prepared with the node's options, rpm-ostree
+// rebase run through the session's hook, the session closed (every knob
+// restored) after.
+func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper governor.MetricsScraper) (res trial, err error) {
+	res.Round, res.Policy = round+1, name
+	dir := filepath.Join(b.c.dir, "node")
 	node := osdouble.NewNode(dir)
-	sysroot := node.Sysroot
 	if err := os.RemoveAll(dir); err != nil {
 		return res, err
 	}
@@ -252,7 +267,7 @@ func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.Me
 		return res, err
 	}
 	defer os.RemoveAll(dir)
-	if err := ensureRegistriesConf(sysroot); err != nil {
+	if err := ensureRegistriesConf(node.Sysroot); err != nil {
 		return res, err
 	}
 	if err := b.quiet(ctx); err != nil {
@@ -261,23 +276,15 @@ func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.Me
 	var mu sync.Mutex
 	var steps []governorStep
 	var govStart time.Time
-	p, err := iso.ParsePolicy(name, iso.Options{
-		Sysroot:         sysroot,
-		Device:          &b.dev,
-		CgroupParent:    "tandem-bench-io",
-		CgroupName:      name,
-		WriteLimit:      b.c.writeLimit,
-		MinWriteLimit:   b.c.minWriteLimit,
-		StartWriteLimit: b.c.startLimit,
-		EtcdMetricsURL:  b.etcd.MetricsURL,
-		TargetP99:       b.c.targetP99,
-		SampleInterval:  b.c.sampleInterval,
-		OnGovernorStep: func(x governor.Sample, s governor.State) {
-			mu.Lock()
-			defer mu.Unlock()
-			steps = append(steps, governorStep{T: time.Since(govStart).Seconds(), P99Ms: ms(x.P99), Valid: x.Valid, LimitMiB: s.Limit / (1 << 20)})
-		},
-	})
+	o := b.c.policyOptions(node.Sysroot, &b.dev)
+	o.CgroupName = name
+	o.EtcdMetricsURL = b.etcd.MetricsURL
+	o.OnGovernorStep = func(x governor.Sample, s governor.State) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, governorStep{T: time.Since(govStart).Seconds(), P99Ms: ms(x.P99), Valid: x.Valid, Value: s.Limit})
+	}
+	p, err := iso.ParsePolicy(name, o)
 	if err != nil {
 		return res, err
 	}
@@ -292,6 +299,7 @@ func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.Me
 		return res, err
 	}
 	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }()
+	res.Levers, res.Skipped = s.Applied(), s.Skipped()
 	// The double's transaction daemon does the writes (as rpm-ostreed does):
 	// the policy's cgroup and I/O class go on it, not on the CLI client.
 	daemon, err := node.StartDaemonProcess(ctx, b.c.rpmOstree, filepath.Join(b.c.dir, "rpm-ostreed-"+name+".log"))
@@ -299,6 +307,7 @@ func (b *bench) stageUnder(ctx context.Context, name string, scraper governor.Me
 		return res, err
 	}
 	defer func() { _ = daemon.Kill() }()
+	res.Writer = fmt.Sprintf("rpm-ostreed (pid %d)", daemon.Pid())
 	restore, err := s.ApplyToProcess(daemon.Pid())
 	if err != nil {
 		return res, fmt.Errorf("apply policy to the double's transaction daemon: %w", err)

@@ -1,15 +1,23 @@
 // Command bench-io measures how OS staging disturbs etcd on the same disk,
-// under each staging I/O policy of pkg/iso, and prints one line per policy:
-//
-//	bench-io: policy=NAME fsync_p99_ms=X fsync_max_ms=Y put_p99_ms=Z put_max_ms=W stage_s=S p99_ratio=R1 max_ratio=R2 stage_ratio=R3
-//
-// It starts a real etcd (embedded) with its data dir on the staging
+// under each staging I/O policy of pkg/iso, with the knobs the daemon sets
+// in production (the disk's writeback levers, the writer's cgroup, the repo
+// option). It starts a real etcd (embedded) with its data dir on the staging
 // sysroot's filesystem, writes to it steadily (default 200 puts/s of 1 KiB),
-// and reads etcd_disk_wal_fsync_duration_seconds from etcd's /metrics: first
-// idle, then while the rpm-ostree double stages a synthesized OS image under
-// each policy. Ratios of p99 and max are against idle; stage_ratio is
-// against "none". The figures also go to a JSON file. Run as root on the
-// machine's real disk (make bench-io).
+// and reads etcd_disk_wal_fsync_duration_seconds from etcd's /metrics: idle
+// before, then --trials rounds in which every policy stages a synthesized OS
+// image once (the order rotates each round, so the trials interleave), then
+// idle after. A run whose idle p99 drifted more than --max-idle-drift times
+// between the two idle phases is refused (exit 3): the machine's load
+// changed under it. Per policy it prints the median over trials and the
+// spread (min-max):
+//
+//	bench-io: policy=NAME trials=N p99_ratio=R (LO-HI) max_ratio=R (LO-HI) stage_ratio=R (LO-HI) ... goal=met|missed
+//
+// p99_ratio and max_ratio are etcd's WAL fsync p99 and max against idle (the
+// mean of both idle phases), stage_ratio is the staging time against "none"
+// in the same round. The goal, for the default policy, is p99 <= 1.2x,
+// max <= 1.5x, stage <= 2x. Run as root on the machine's real disk (make
+// bench-io); see docs/benchmarks.md.
 package main
 
 import (
@@ -21,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,35 +43,50 @@ type config struct {
 	rpmOstree      string
 	sizeBytes      int64
 	policies       []string
+	trials         int
 	rate           int
 	valueSize      int
 	idle           time.Duration
 	settle         time.Duration
+	maxIdleDrift   float64
 	jsonPath       string
 	writeLimit     uint64
 	minWriteLimit  uint64
 	startLimit     uint64
+	dirtyLimit     uint64
+	wbt            time.Duration
+	requestSizeKB  uint64
+	steer          string
 	targetP99      time.Duration
 	sampleInterval time.Duration
 	keep           bool
 }
 
+// exitRefused is the exit code of a run refused for idle drift.
+const exitRefused = 3
+
 func parseFlags() (config, error) {
 	var c config
 	var policies, size string
-	var writeMiB, minMiB, startMiB uint64
+	var writeMiB, minMiB, startMiB, dirtyMiB uint64
 	flag.StringVar(&c.dir, "dir", "/var/tmp/tandem-bench-io", "work dir on the disk under test: etcd's data, the sysroot, the registry")
 	flag.StringVar(&c.rpmOstree, "rpm-ostree", "", "the rpm-ostree double binary (go build ./test/osdouble/cmd/rpm-ostree); empty: build it into --dir")
 	flag.StringVar(&size, "size", "2GiB", "size of the synthesized OS update (at least 2GiB for a meaningful run)")
-	flag.StringVar(&policies, "policies", strings.Join(iso.PolicyNames(), ","), "policies to measure, in order (none must be among them for stage_ratio)")
+	flag.StringVar(&policies, "policies", strings.Join(iso.PolicyNames(), ","), "policies to measure (none must be among them for stage_ratio)")
+	flag.IntVar(&c.trials, "trials", 3, "rounds; each stages once under every policy, in a rotated order (at least 3 for the report)")
 	flag.IntVar(&c.rate, "rate", 200, "etcd puts per second")
 	flag.IntVar(&c.valueSize, "value-size", 1024, "bytes per put")
-	flag.DurationVar(&c.idle, "idle", 30*time.Second, "length of the idle baseline")
+	flag.DurationVar(&c.idle, "idle", 30*time.Second, "length of each idle phase (before and after the trials)")
 	flag.DurationVar(&c.settle, "settle", 10*time.Second, "quiet time before each phase (after removing the previous sysroot)")
+	flag.Float64Var(&c.maxIdleDrift, "max-idle-drift", 2, "refuse the run when idle fsync or put p99 differs by more than this factor between the idle phases")
 	flag.StringVar(&c.jsonPath, "json", "/var/tmp/tandem-bench-io.json", "where to write the JSON figures")
-	flag.Uint64Var(&writeMiB, "write-limit-mib", iso.DefaultWriteLimit>>20, "cgroup-throttle's limit and the governor's ceiling, MiB/s")
-	flag.Uint64Var(&minMiB, "min-write-limit-mib", iso.DefaultMinWriteLimit>>20, "the governor's floor, MiB/s")
-	flag.Uint64Var(&startMiB, "start-write-limit-mib", 0, "the governor's first limit, MiB/s (0: pkg/iso's default)")
+	flag.Uint64Var(&writeMiB, "write-limit-mib", iso.DefaultWriteLimit>>20, "cgroup-throttle's limit and the write-limit governor's ceiling, MiB/s")
+	flag.Uint64Var(&minMiB, "min-write-limit-mib", iso.DefaultMinWriteLimit>>20, "the write-limit governor's floor, MiB/s")
+	flag.Uint64Var(&startMiB, "start-write-limit-mib", 0, "the write-limit governor's first limit, MiB/s (0: pkg/iso's default)")
+	flag.Uint64Var(&dirtyMiB, "dirty-limit-mib", iso.DefaultDirtyLimit>>20, "per-BDI dirty limit of the writeback policies (and the dirty-limit governor's start), MiB")
+	flag.DurationVar(&c.wbt, "wbt", iso.DefaultWBTLatency, "wbt_lat_usec target of the writeback policies")
+	flag.Uint64Var(&c.requestSizeKB, "request-size-kb", iso.DefaultRequestSizeKB, "max_sectors_kb of the writeback policies")
+	flag.StringVar(&c.steer, "steer", "", fmt.Sprintf("lever the adaptive policies' governor moves (%s; empty: each policy's own)", strings.Join(iso.SteerableLevers(), ", ")))
 	flag.DurationVar(&c.targetP99, "target-p99", iso.DefaultTargetP99, "the governor's target WAL fsync p99")
 	flag.DurationVar(&c.sampleInterval, "interval", iso.DefaultSampleInterval, "the governor's sample interval")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work dir")
@@ -72,14 +96,43 @@ func parseFlags() (config, error) {
 	if c.sizeBytes, err = parseSize(size); err != nil {
 		return c, err
 	}
+	if c.trials < 1 {
+		return c, fmt.Errorf("--trials %d: want at least 1", c.trials)
+	}
+	if c.maxIdleDrift < 1 {
+		return c, fmt.Errorf("--max-idle-drift %g: want at least 1", c.maxIdleDrift)
+	}
 	c.policies = strings.Split(policies, ",")
-	for _, p := range c.policies {
-		if _, err := iso.ParsePolicy(p, iso.Options{Sysroot: "/"}); err != nil {
+	c.writeLimit, c.minWriteLimit, c.startLimit, c.dirtyLimit = writeMiB<<20, minMiB<<20, startMiB<<20, dirtyMiB<<20
+	for i, p := range c.policies {
+		if slices.Contains(c.policies[:i], p) {
+			return c, fmt.Errorf("policy %s listed twice", p)
+		}
+		if _, err := iso.ParsePolicy(p, c.policyOptions("/", nil)); err != nil {
 			return c, err
 		}
 	}
-	c.writeLimit, c.minWriteLimit, c.startLimit = writeMiB<<20, minMiB<<20, startMiB<<20
 	return c, nil
+}
+
+// policyOptions binds a policy to the bench's host the way the daemon binds
+// it to a node (cmd/machine-config-daemon), plus the bench's flags.
+func (c config) policyOptions(sysroot string, dev *iso.BlockDevice) iso.Options {
+	return iso.Options{
+		Sysroot:         sysroot,
+		Device:          dev,
+		StateDir:        filepath.Join(c.dir, "iso-state"),
+		CgroupParent:    "tandem-bench-io",
+		WriteLimit:      c.writeLimit,
+		MinWriteLimit:   c.minWriteLimit,
+		StartWriteLimit: c.startLimit,
+		DirtyLimit:      c.dirtyLimit,
+		WBTLatency:      c.wbt,
+		RequestSizeKB:   c.requestSizeKB,
+		Steer:           c.steer,
+		TargetP99:       c.targetP99,
+		SampleInterval:  c.sampleInterval,
+	}
 }
 
 func parseSize(s string) (int64, error) {
@@ -99,6 +152,9 @@ func parseSize(s string) (int64, error) {
 	return 0, fmt.Errorf("size %q", s)
 }
 
+// errRefused marks a run refused for idle drift.
+var errRefused = errors.New("refused")
+
 func main() {
 	c, err := parseFlags()
 	if err != nil {
@@ -110,13 +166,16 @@ func main() {
 	if err := run(ctx, c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-io:", err)
 		stop()
+		if errors.Is(err, errRefused) {
+			os.Exit(exitRefused)
+		}
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, c config) (err error) {
 	if os.Geteuid() != 0 {
-		return errors.New("must run as root (I/O classes, cgroups, the disk scheduler)")
+		return errors.New("must run as root (sysfs levers, I/O classes, cgroups, the disk scheduler)")
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
@@ -125,12 +184,13 @@ func run(ctx context.Context, c config) (err error) {
 	if err != nil {
 		return err
 	}
-	// Whatever happens below, the disks' schedulers are put back as found.
-	restore, err := snapshotSchedulers(dev.Disks)
-	if err != nil {
-		return err
+	// A bench killed by SIGKILL left its knobs set: the daemon's own restore
+	// puts them back before anything is measured.
+	if restored, err := iso.RestoreInterrupted(ctx, c.policyOptions("", nil)); err != nil {
+		return fmt.Errorf("restore the knobs an earlier run left: %w", err)
+	} else if len(restored) > 0 {
+		fmt.Fprintf(os.Stderr, "bench-io: restored %d knobs an interrupted earlier run left\n", len(restored))
 	}
-	defer func() { err = errors.Join(err, restore()) }()
 	if !c.keep {
 		defer os.RemoveAll(c.dir)
 	}
@@ -139,45 +199,20 @@ func run(ctx context.Context, c config) (err error) {
 		return err
 	}
 	defer b.close()
-	report, err := b.measure(ctx)
-	if report != nil {
-		printLines(report)
-		if werr := writeJSON(c.jsonPath, report); werr != nil {
+	r, err := b.measure(ctx)
+	if r != nil {
+		summarize(r, c.maxIdleDrift)
+		printReport(r)
+		if werr := writeJSON(c.jsonPath, r); werr != nil {
 			err = errors.Join(err, werr)
 		} else {
 			fmt.Printf("bench-io: json=%s\n", c.jsonPath)
 		}
+		if err == nil && r.Refused != "" {
+			err = fmt.Errorf("%w: %s", errRefused, r.Refused)
+		}
 	}
 	return err
-}
-
-// snapshotSchedulers records the disks' schedulers and returns a function
-// that writes them back.
-func snapshotSchedulers(disks []string) (func() error, error) {
-	was := map[string]string{}
-	for _, d := range disks {
-		cur, _, err := iso.ReadScheduler(d)
-		if err != nil {
-			return nil, err
-		}
-		was[d] = cur
-	}
-	return func() error {
-		var errs []error
-		for d, s := range was {
-			if cur, _, _ := iso.ReadScheduler(d); cur != s {
-				errs = append(errs, os.WriteFile(iso.SchedulerPath(d), []byte(s), 0))
-			}
-		}
-		return errors.Join(errs...)
-	}, nil
-}
-
-func printLines(r *report) {
-	for _, p := range r.Policies {
-		fmt.Printf("bench-io: policy=%s fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f stage_s=%.1f p99_ratio=%.2f max_ratio=%.2f stage_ratio=%.2f\n",
-			p.Policy, p.FsyncP99Ms, p.FsyncMaxMs, p.PutP99Ms, p.PutMaxMs, p.StageS, p.P99Ratio, p.MaxRatio, p.StageRatio)
-	}
 }
 
 func writeJSON(path string, r *report) error {

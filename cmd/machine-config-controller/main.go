@@ -177,7 +177,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	// The DPU controllers share the planner's node informer: the tenant
 	// side's veto of a grant relies on the same cache the planner reads.
-	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, admission, reg)
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, configInformer, admission, reg)
 	if err != nil {
 		return fmt.Errorf("DPU controllers: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -39,6 +40,7 @@ type flags struct {
 	hostKind          string
 	rebootFile        string
 	bootIDFile        string
+	cmdline           string
 	rpmOstree         string
 	sysroot           string
 	ioUnit            string
@@ -59,6 +61,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
 	flag.StringVar(&f.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
 	flag.StringVar(&f.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
+	flag.StringVar(&f.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
 	flag.StringVar(&f.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
 	flag.StringVar(&f.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
 	flag.StringVar(&f.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
@@ -85,6 +88,15 @@ func main() {
 }
 
 func run(ctx context.Context, f *flags) error {
+	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
+	// cgroups, unit properties) changed: put them back first, before
+	// anything that needs the cluster.
+	ioOpts := iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit, StateDir: filepath.Join(f.root, daemon.StateDir, "iso")}
+	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
+		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
+	} else if len(restored) > 0 {
+		klog.InfoS("Restored the I/O knobs of an interrupted stage", "knobs", len(restored))
+	}
 	if f.nodeName == "" {
 		return errors.New("--node-name (or $NODE_NAME) is required")
 	}
@@ -117,13 +129,13 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("--update-order: %w", err)
 	}
-	if _, err := iso.ParsePolicy(f.ioPolicy, iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit}); err != nil {
+	if _, err := iso.ParsePolicy(f.ioPolicy, ioOpts); err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
 	}
 	osa := osupdate.New(osupdate.Options{
 		Binary:        f.rpmOstree,
 		DefaultPolicy: f.ioPolicy,
-		PolicyOptions: iso.Options{Sysroot: f.sysroot, Unit: f.ioUnit},
+		PolicyOptions: ioOpts,
 		HostRun:       f.hostRun,
 		DaemonPIDFile: f.rpmOstreedPIDFile,
 	})
@@ -153,7 +165,7 @@ func run(ctx context.Context, f *flags) error {
 		hook = fileHook(dir)
 	}
 	d, err := daemon.New(daemon.Options{
-		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile,
+		NodeName: f.nodeName, Root: f.root, BootIDFile: f.bootIDFile, CmdlineFile: f.cmdline,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
 		Wake: wake, Resync: f.resync, Order: order,
 	})

@@ -49,6 +49,21 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After Ctrl-C the world stops in parallel, each part with a short
+		// grace. Should that take more than stopBound, or on a second Ctrl-C,
+		// exit at once: the framework's reaper kills what is left.
+		<-ctx.Done()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		select {
+		case <-again:
+			fmt.Fprintln(os.Stderr, "tandem-local: interrupted again; exiting, leftovers are killed")
+		case <-time.After(stopBound):
+			fmt.Fprintf(os.Stderr, "tandem-local: stopping took more than %s; exiting, leftovers are killed\n", stopBound)
+		}
+		os.Exit(130)
+	}()
 	if err := run(ctx, o, keepRunning, timeout, tableEvery); err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Println("tandem-local: interrupted; everything it started is stopped")
@@ -58,6 +73,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// stopBound bounds the teardown after Ctrl-C (the README promises 15 s).
+const stopBound = 12 * time.Second
 
 func run(ctx context.Context, o world.Options, keepRunning bool, timeout, tableEvery time.Duration) error {
 	start := time.Now()

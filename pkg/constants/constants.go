@@ -127,6 +127,17 @@ const (
 	// InfraNodeAnnotation on a HostMaintenance names the infra node whose
 	// update asked for it (informational).
 	InfraNodeAnnotation = DPUGroup + "/infra-node"
+	// TenantHoldSinceAnnotation on an infra Node (infra controller): when
+	// the infra planner began to wait for the node's tenant host to drain
+	// (RFC 3339), so the hold time survives a controller restart.
+	TenantHoldSinceAnnotation = DPUGroup + "/tenantHoldSince"
+	// DPUNotReadyTaintKey is the NoSchedule taint the tenant controller puts
+	// on a host whose DPU is down (a Taint HostMaintenance); its value names
+	// the DPU.
+	DPUNotReadyTaintKey = DPUGroup + "/dpu-not-ready"
+	// NodeMaintenancePrefix prefixes the medik8s NodeMaintenance objects the
+	// dpu-network-operator creates for a tenant host (dpu-tenant-<host>).
+	NodeMaintenancePrefix = "dpu-tenant-"
 )
 
 // RPMOstreeClientID is sent as RPMOSTREE_CLIENT_ID so rpm-ostree logs who asked.

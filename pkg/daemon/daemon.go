@@ -72,11 +72,14 @@ type Options struct {
 	Root string
 	// BootIDFile identifies the running boot (/proc/sys/kernel/random/boot_id).
 	BootIDFile string
-	Cluster    Cluster
-	OS         OS
-	Host       Host
-	Metrics    *metrics.Daemon
-	Hook       Hook
+	// CmdlineFile holds the running kernel's command line (/proc/cmdline on
+	// a node); empty: kernel arguments are not checked.
+	CmdlineFile string
+	Cluster     Cluster
+	OS          OS
+	Host        Host
+	Metrics     *metrics.Daemon
+	Hook        Hook
 	// Wake signals that the node may have changed (a watch); Resync is the
 	// longest the daemon waits without a signal.
 	Wake   <-chan struct{}
@@ -97,6 +100,13 @@ type Daemon struct {
 	opts   Options
 	store  Store
 	writer *files.Writer
+	// validated is "<config>@<boot id>" once the files and units on disk
+	// matched that config in that boot; the comparison is repeated on every
+	// observation until they do, and again in a new process or boot. It is
+	// an observation kept to save I/O, not a decision: Next sees the result.
+	validated string
+	// lastWaitHooked is the last Wait reason the test hook saw.
+	lastWaitHooked string
 }
 
 // New returns a Daemon.
@@ -191,8 +201,16 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 	}
 	a := Next(ob.Observed)
 	if a.Kind == ActWait {
+		if d.opts.Hook != nil && a.Reason != d.lastWaitHooked {
+			// Crash tests crash the daemon while it waits, too.
+			d.lastWaitHooked = a.Reason
+			if err := d.opts.Hook(ctx, string(ActWait)); err != nil {
+				return a, fmt.Errorf("hook: %w", err)
+			}
+		}
 		return a, nil
 	}
+	d.lastWaitHooked = ""
 	log := klog.FromContext(ctx)
 	log.Info("step", "action", a.String())
 	if d.opts.Hook != nil {
@@ -228,6 +246,17 @@ func (d *Daemon) reportFailure(ctx context.Context, ob *observation, a Action, e
 	} else if ob != nil {
 		_ = d.opts.Cluster.ReportConditions(ctx, ob.node, cd)
 	}
+}
+
+// hookAt calls the test hook at a point inside a step.
+func (d *Daemon) hookAt(ctx context.Context, point string) error {
+	if d.opts.Hook == nil {
+		return nil
+	}
+	if err := d.opts.Hook(ctx, point); err != nil {
+		return fmt.Errorf("hook: %w", err)
+	}
+	return nil
 }
 
 // conditions updates the MachineConfigNode (best effort: the annotations

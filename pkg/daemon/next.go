@@ -17,8 +17,17 @@ import (
 //  2. a granted config (desiredConfig != currentConfig): stage if needed,
 //     then state=Working, drain, write files, reboot;
 //  3. a config to stage ahead of the grant (stageConfig != currentConfig);
-//  4. idle: undo a leftover drain, serve a reboot request, drop a stale
-//     staged deployment, report Done.
+//  4. idle: undo a leftover drain, drop a stale staged deployment, serve a
+//     reboot request, report Done.
+//
+// Two safety rules hold in every branch:
+//   - nothing reboots the node while a staged deployment that was not
+//     granted would boot: an unlocked one (a reboot applies it) is discarded
+//     first (see safeToReboot);
+//   - a node without an update in progress must run currentConfig: the
+//     booted OS, the kernel arguments and the files and units are compared
+//     with it, as the MCO's validateOnDiskState does, and any drift is
+//     reported Degraded instead of starting a config change (see onDiskDrift).
 //
 // With Order == OrderStock (the stock MCO's order, the benchmark's
 // baseline) step 2 drains before it stages and step 3 does not exist.
@@ -30,13 +39,14 @@ func Next(o Observed) Action {
 		return nextUpdateRecord(o, r)
 	}
 	n := o.Node
+	drift := onDiskDrift(o)
 	switch {
 	case n.Desired != "" && n.Desired != n.Current:
-		return nextGranted(o)
+		return nextGranted(o, drift)
 	case n.Stage != "" && n.Stage != n.Current && !o.stock():
-		return nextStageOnly(o)
+		return nextStageOnly(o, drift)
 	default:
-		return nextIdle(o)
+		return nextIdle(o, drift)
 	}
 }
 
@@ -61,11 +71,17 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 		if r.OSChange && o.OS.Booted.Checksum != r.TargetChecksum {
 			return rollback(fmt.Sprintf("booted %s instead of the finalized deployment %s", short(o.OS.Booted.Checksum), short(r.TargetChecksum)))
 		}
+		if lost := lostKernelArgs(o, r); lost != "" {
+			// A power loss after the reboot was asked for but before the
+			// kernel-argument deployment was finalized boots the old
+			// arguments. Roll back and apply them again.
+			return rollback(lost)
+		}
 		return Action{Kind: ActVerify, Config: r.Config}
 	}
 	// Same boot: carry on towards the reboot.
 	if r.Phase.AtLeast(PhaseRebooting) {
-		return rebootStep(r, st, stagedOurs)
+		return rebootStep(o, r, st, stagedOurs)
 	}
 	if o.Node.Desired != r.Config {
 		return rollback(fmt.Sprintf("desiredConfig changed to %q before the reboot", o.Node.Desired))
@@ -82,18 +98,22 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 	if !r.Phase.AtLeast(PhaseKubeletStopped) {
 		return Action{Kind: ActStopKubelet, Config: r.Config}
 	}
-	return rebootStep(r, st, stagedOurs)
+	return rebootStep(o, r, st, stagedOurs)
 }
 
-// rebootStep finalizes the staged deployment when it is still locked, and
-// otherwise asks for a plain reboot (which also applies an unlocked staged
-// deployment). Without an OS change a locked staged deployment can only be
-// the one kernel arguments were set on (same commit), so it is finalized too.
-func rebootStep(r *Record, st *Deployment, stagedOurs bool) Action {
+// rebootStep finalizes the update's staged deployment when it is still
+// locked, and otherwise asks for a plain reboot (which also applies an
+// unlocked staged deployment). The update's deployment is the one staged
+// for its OS change, or, without an OS change, the one kernel arguments were
+// set on (the booted commit). Any other staged deployment would boot an OS
+// nobody granted if it is unlocked, and is discarded first.
+func rebootStep(o Observed, r *Record, st *Deployment, stagedOurs bool) Action {
+	ours := stagedOurs || (!r.OSChange && st != nil && st.Checksum == o.OS.Booted.Checksum)
 	switch {
-	case r.OSChange && stagedOurs && st.FinalizationLocked:
-		return Action{Kind: ActFinalize, Config: r.Config, Checksum: r.TargetChecksum}
-	case !r.OSChange && st != nil && st.FinalizationLocked:
+	case st != nil && !ours:
+		return Action{Kind: ActCleanupStaged, Config: r.Config,
+			Reason: fmt.Sprintf("staged deployment %s (%s) is not this update's", short(st.Checksum), st.Image)}
+	case st != nil && st.FinalizationLocked:
 		return Action{Kind: ActFinalize, Config: r.Config, Checksum: st.Checksum}
 	}
 	return Action{Kind: ActReboot, Config: r.Config}
@@ -119,6 +139,9 @@ func nextComplete(o Observed, r *Record) Action {
 func nextRebootRecord(o Observed, r *Record) Action {
 	switch {
 	case o.BootID == r.BootID:
+		if a := safeToReboot(o); a != nil {
+			return *a
+		}
 		return Action{Kind: ActReboot, Token: r.RebootToken}
 	case o.Node.LastReboot != r.RebootToken:
 		return Action{Kind: ActAckReboot, Token: r.RebootToken}
@@ -127,12 +150,18 @@ func nextRebootRecord(o Observed, r *Record) Action {
 }
 
 // nextGranted moves the node to desiredConfig.
-func nextGranted(o Observed) Action {
+func nextGranted(o Observed, drift string) Action {
 	n := o.Node
 	x := n.Desired
 	c, bad := usableConfig(o, x)
 	if bad != nil {
 		return *bad
+	}
+	if drift != "" {
+		// The MCO does not update a node whose disk does not match its
+		// currentConfig: the new config's diff would be taken against a
+		// state the node is not in.
+		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
 	}
 	osChange := needsOS(o, c)
 	if !o.stock() {
@@ -170,18 +199,24 @@ func nextGranted(o Observed) Action {
 }
 
 // nextStageOnly stages stageConfig's OS ahead of the grant; no disruption.
-func nextStageOnly(o Observed) Action {
+func nextStageOnly(o Observed, drift string) Action {
 	n := o.Node
 	if a := undoLeftoverDrain(n); a != nil {
 		return *a
 	}
 	if pendingReboot(n) {
+		if a := safeToReboot(o); a != nil {
+			return *a
+		}
 		return Action{Kind: ActServeRebootRequest, Token: n.RebootRequest}
 	}
 	x := n.Stage
 	c, bad := usableConfig(o, x)
 	if bad != nil {
 		return *bad
+	}
+	if drift != "" {
+		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
 	}
 	if a := stageStep(o, c, needsOS(o, c), true); a != nil {
 		return *a
@@ -195,17 +230,22 @@ func nextStageOnly(o Observed) Action {
 	return wait("%s is staged; waiting for desiredConfig", x)
 }
 
-// nextIdle keeps a node that runs its desired config tidy.
-func nextIdle(o Observed) Action {
+// nextIdle keeps a node that runs its desired config tidy. A staged
+// deployment no config asks for goes before a reboot request is served: an
+// unlocked one would boot with it.
+func nextIdle(o Observed, drift string) Action {
 	n := o.Node
 	if a := undoLeftoverDrain(n); a != nil {
 		return *a
 	}
+	if o.OS.Staged != nil {
+		return Action{Kind: ActCleanupStaged, Reason: "no config asks for the staged deployment"}
+	}
 	if pendingReboot(n) {
 		return Action{Kind: ActServeRebootRequest, Token: n.RebootRequest}
 	}
-	if o.OS.Staged != nil {
-		return Action{Kind: ActCleanupStaged, Reason: "no config asks for the staged deployment"}
+	if drift != "" {
+		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
 	}
 	if a := reportDone(n); a != nil {
 		return *a
@@ -293,6 +333,18 @@ func report(n NodeState, state, reason string) *Action {
 		kind = ActReportUnreconcilable
 	}
 	return &Action{Kind: kind, Reason: reason}
+}
+
+// safeToReboot returns the step that must come before a reboot that no
+// update asked for (a rebootRequest): an unlocked staged deployment would
+// boot with it, and nobody granted it. A locked one is discarded by the
+// reboot itself (ostree-finalize-staged skips a locked deployment).
+func safeToReboot(o Observed) *Action {
+	if st := o.OS.Staged; st != nil && !st.FinalizationLocked {
+		return &Action{Kind: ActCleanupStaged,
+			Reason: fmt.Sprintf("unlocked staged deployment %s (%s) would boot with the requested reboot", short(st.Checksum), st.Image)}
+	}
+	return nil
 }
 
 func pendingReboot(n NodeState) bool {

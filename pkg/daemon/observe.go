@@ -64,6 +64,13 @@ func (d *Daemon) observe(ctx context.Context) (*observation, error) {
 	if ob.BootID, err = readBootID(d.opts.BootIDFile); err != nil {
 		return nil, err
 	}
+	if d.opts.CmdlineFile != "" {
+		b, err := os.ReadFile(d.opts.CmdlineFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the kernel command line: %w", err)
+		}
+		ob.Cmdline = ParseCmdline(string(b))
+	}
 	names := []string{ob.Node.Current, ob.Node.Desired, ob.Node.Stage}
 	if r := ob.Record; r != nil {
 		names = append(names, r.Config, r.FromConfig)
@@ -93,7 +100,43 @@ func (d *Daemon) observe(ctx context.Context) (*observation, error) {
 	for name, pc := range ob.configs {
 		ob.Configs[name] = d.configState(ob, name, pc)
 	}
+	ob.OnDisk = d.checkOnDisk(ob)
 	return ob, nil
+}
+
+// checkOnDisk compares the files and units on disk with currentConfig, as
+// the MCO's validateOnDiskState does, once per boot and daemon process (and
+// on every observation while they differ). An update in progress is judged
+// by its record instead.
+func (d *Daemon) checkOnDisk(ob *observation) OnDiskCheck {
+	cur := ob.Node.Current
+	pc := ob.configs[cur]
+	if ob.Record != nil || cur == "" || pc == nil {
+		return OnDiskCheck{}
+	}
+	key := cur + "@" + ob.BootID
+	if d.validated == key {
+		return OnDiskCheck{Config: cur}
+	}
+	drift := d.filesDrift(pc)
+	if drift == "" {
+		d.validated = key
+	}
+	return OnDiskCheck{Config: cur, Drift: drift}
+}
+
+func (d *Daemon) filesDrift(pc *parsedConfig) string {
+	if pc.ign == nil {
+		return "failed to parse Ignition for validation"
+	}
+	nodes, err := files.Plan(d.opts.Root, nil, pc.ign, d.owners())
+	if err != nil {
+		return fmt.Sprintf("cannot plan the config's files: %v", err)
+	}
+	if err := d.writer.Verify(nodes); err != nil {
+		return strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	return ""
 }
 
 // configState judges whether a config can be applied in place on a node

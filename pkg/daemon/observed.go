@@ -17,6 +17,14 @@ type Observed struct {
 	// Configs holds the rendered MachineConfigs named by the node's
 	// currentConfig, desiredConfig and stageConfig annotations, by name.
 	Configs map[string]ConfigState
+	// Cmdline is the running kernel's command line split into arguments
+	// (/proc/cmdline); nil when the daemon was not given one to read, and
+	// then kernel arguments are not checked.
+	Cmdline []string
+	// OnDisk is the comparison of the files and units on disk with
+	// currentConfig, made at daemon start and after every reboot while no
+	// update is in progress (and again while it fails).
+	OnDisk OnDiskCheck
 	// Order is the daemon's configured update order (--update-order), not
 	// an observation: it is carried here so that Next stays a pure function
 	// of its one input. The zero value is OrderStaged.

@@ -90,6 +90,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		if err := d.advance(ob, PhaseRebooting); err != nil {
 			return err
 		}
+		if err := d.hookAt(ctx, "Finalize.advanced"); err != nil {
+			return err
+		}
 		d.conditions(ctx, ConditionsBefore(a))
 		m.Reboots.WithLabelValues("update").Inc()
 		if err := d.opts.OS.Finalize(ctx, a.Checksum); err != nil {
@@ -102,6 +105,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			if err := d.advance(ob, PhaseRebooting); err != nil {
 				return err
 			}
+			if err := d.hookAt(ctx, "Reboot.advanced"); err != nil {
+				return err
+			}
 			m.Reboots.WithLabelValues("update").Inc()
 		}
 		d.conditions(ctx, ConditionsBefore(a))
@@ -110,6 +116,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 	case ActServeRebootRequest:
 		r := &Record{Kind: RecordReboot, RebootToken: a.Token, BootID: ob.BootID, Phase: PhaseRebooting, UpdatedAt: now}
 		if err := d.store.Save(r); err != nil {
+			return err
+		}
+		if err := d.hookAt(ctx, "ServeRebootRequest.recorded"); err != nil {
 			return err
 		}
 		d.conditions(ctx, ConditionsBefore(a))
@@ -268,7 +277,7 @@ func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) erro
 	r := &Record{
 		Kind: RecordUpdate, Config: a.Config, FromConfig: a.From,
 		OSChange: a.OSChange, TargetImage: a.Image, TargetChecksum: a.Checksum,
-		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token,
+		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token, BootKernelArgs: ob.Cmdline,
 		CordonedAt: tl.DrainRequestedAt, UpdatedAt: now,
 	}
 	if !a.OSChange {

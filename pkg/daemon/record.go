@@ -72,6 +72,10 @@ type Record struct {
 	// Files lists every path the update replaced or removed with its backup,
 	// so an interrupted update can be rolled back.
 	Files []files.Backup `json:"files,omitempty"`
+	// BootKernelArgs is the kernel command line of the boot the update
+	// started in, so that after the reboot a lost kernel-argument deletion
+	// can be told apart from an argument the base OS also carries.
+	BootKernelArgs []string `json:"bootKernelArgs,omitempty"`
 	// RebootToken is the rebootRequest served by this record's reboot.
 	RebootToken string `json:"rebootToken,omitempty"`
 	// Times are for metrics only; no decision reads them.

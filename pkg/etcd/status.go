@@ -13,6 +13,7 @@ type Member struct {
 	ID         uint64
 	Name       string
 	ClientURLs []string
+	PeerURLs   []string
 	IsLearner  bool
 
 	// From the member's Status answer.
@@ -108,6 +109,21 @@ func (s *Status) Leader() string { return s.leader }
 // LeaderID is the leader member's ID (0 if none).
 func (s *Status) LeaderID() uint64 { return s.leaderID }
 
+// AllFollowLeader reports whether every member answered and names the
+// leader as its own: no member is still without a leader, or following an
+// old one, after a leader change.
+func (s *Status) AllFollowLeader() bool {
+	if s.err != nil {
+		return false
+	}
+	for _, m := range s.byName {
+		if m.StatusErr != nil || m.Leader != s.leaderID {
+			return false
+		}
+	}
+	return true
+}
+
 // Members lists member names, sorted.
 func (s *Status) Members() []string { return slices.Clone(s.names) }
 
@@ -118,6 +134,16 @@ func (s *Status) Healthy(name string) (bool, string) {
 		return false, "not a member"
 	}
 	return p == "", p
+}
+
+// MemberURLs lists the named member's peer and client URLs, so the node
+// planner can find the member's node when it is not named like it.
+func (s *Status) MemberURLs(name string) []string {
+	m, ok := s.byName[name]
+	if !ok {
+		return nil
+	}
+	return append(slices.Clone(m.PeerURLs), m.ClientURLs...)
 }
 
 // Member returns what was gathered about the named member.

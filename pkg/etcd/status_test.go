@@ -63,3 +63,19 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+func TestAllFollowLeader(t *testing.T) {
+	all := []Member{healthy(1, "m0", 2, 6, 100), healthy(2, "m1", 2, 6, 100), healthy(3, "m2", 2, 6, 100)}
+	if !Summarize(all, DefaultMaxLag).AllFollowLeader() {
+		t.Error("every member follows m1, AllFollowLeader false")
+	}
+	// Just after a hand-over: the old leader has no leader yet.
+	noLeader := []Member{healthy(1, "m0", 0, 6, 100), healthy(2, "m1", 2, 6, 100), healthy(3, "m2", 2, 6, 100)}
+	if Summarize(noLeader, DefaultMaxLag).AllFollowLeader() {
+		t.Error("m0 has no leader, AllFollowLeader true")
+	}
+	down := []Member{healthy(1, "m0", 2, 6, 100), healthy(2, "m1", 2, 6, 100), {ID: 3, Name: "m2", StatusErr: errors.New("down")}}
+	if Summarize(down, DefaultMaxLag).AllFollowLeader() {
+		t.Error("m2 did not answer, AllFollowLeader true")
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/opencontainers/cgroups"
 	"github.com/opencontainers/cgroups/fs"
 	"github.com/opencontainers/cgroups/fs2"
-	"golang.org/x/sys/unix"
 	"k8s.io/klog/v2"
 )
 
@@ -43,31 +42,38 @@ type StagingCgroup struct {
 	mgr        cgroups.Manager
 }
 
-// CreateStagingCgroup creates the cgroup and applies its limits.
-func CreateStagingCgroup(ctx context.Context, spec CgroupSpec) (*StagingCgroup, error) {
+// CgroupPaths returns where CreateStagingCgroup puts the cgroup: the
+// hierarchy's mount point, the Parent directory and the cgroup itself, and
+// whether the parent would be made (so must be removed with it).
+func CgroupPaths(spec CgroupSpec) (root, parent, path string, makesParent bool, err error) {
 	if spec.Name == "" || strings.Contains(spec.Name, "/") {
-		return nil, fmt.Errorf("cgroup name %q must be one path element", spec.Name)
+		return "", "", "", false, fmt.Errorf("cgroup name %q must be one path element", spec.Name)
 	}
-	if spec.Weight != 0 && (spec.Weight < 10 || spec.Weight > 1000) {
-		return nil, fmt.Errorf("cgroup weight %d out of 10..1000", spec.Weight)
-	}
-	c := &StagingCgroup{spec: spec, v2: cgroups.IsCgroup2UnifiedMode()}
-	root := "/sys/fs/cgroup"
-	if !c.v2 {
+	root = "/sys/fs/cgroup"
+	if !cgroups.IsCgroup2UnifiedMode() {
 		mnt, err := cgroups.FindCgroupMountpoint("", "blkio")
 		if err != nil {
-			return nil, fmt.Errorf("cgroup v1 without a blkio hierarchy: %w", err)
+			return "", "", "", false, fmt.Errorf("cgroup v1 without a blkio hierarchy: %w", err)
 		}
 		root = mnt
 	}
-	c.root = root
-	c.parent = filepath.Join(root, filepath.Clean("/"+spec.Parent))
-	c.path = filepath.Join(c.parent, spec.Name)
-	if _, err := os.Stat(c.parent); errors.Is(err, os.ErrNotExist) {
-		c.madeParent = true
+	parent = filepath.Join(root, filepath.Clean("/"+spec.Parent))
+	path = filepath.Join(parent, spec.Name)
+	_, serr := os.Stat(parent)
+	return root, parent, path, errors.Is(serr, os.ErrNotExist), nil
+}
+
+// CreateStagingCgroup creates the cgroup and applies its limits.
+func CreateStagingCgroup(ctx context.Context, spec CgroupSpec) (*StagingCgroup, error) {
+	if spec.Weight != 0 && (spec.Weight < 10 || spec.Weight > 1000) {
+		return nil, fmt.Errorf("cgroup weight %d out of 10..1000", spec.Weight)
 	}
+	root, parent, path, makesParent, err := CgroupPaths(spec)
+	if err != nil {
+		return nil, err
+	}
+	c := &StagingCgroup{spec: spec, v2: cgroups.IsCgroup2UnifiedMode(), root: root, parent: parent, path: path, madeParent: makesParent}
 	cg := &cgroups.Cgroup{Resources: &cgroups.Resources{}}
-	var err error
 	if c.v2 {
 		c.mgr, err = fs2.NewManager(cg, c.path)
 	} else {
@@ -175,36 +181,12 @@ func (c *StagingCgroup) Procs() ([]int, error) { return cgroups.GetPids(c.path) 
 // hierarchy, removes the cgroup, and removes Parent if it made it and it is
 // empty. It is idempotent.
 func (c *StagingCgroup) Destroy(ctx context.Context) error {
-	if !cgroups.PathExists(c.path) {
-		return nil
-	}
-	var errs []error
-	if pids, err := c.Procs(); err == nil && len(pids) > 0 {
-		home, err := c.ownCgroupDir()
-		if err != nil {
-			errs = append(errs, err)
-		}
-		for _, pid := range pids {
-			if err := cgroups.WriteCgroupProc(home, pid); err != nil {
-				errs = append(errs, fmt.Errorf("move %d out of %s: %w", pid, c.path, err))
-			}
-		}
-	}
-	if err := c.mgr.Destroy(); err != nil {
-		errs = append(errs, fmt.Errorf("remove cgroup %s: %w", c.path, err))
-	} else {
-		klog.FromContext(ctx).Info("Staging cgroup removed", "path", c.path)
-	}
+	parent := ""
 	if c.madeParent {
-		// Fails harmlessly (EBUSY) while a sibling still uses the parent.
-		if err := os.Remove(c.parent); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.EBUSY) {
-			errs = append(errs, fmt.Errorf("remove cgroup parent %s: %w", c.parent, err))
-		}
+		parent = c.parent
 	}
-	return errors.Join(errs...)
+	return removeCgroup(ctx, c.path, parent)
 }
-
-func (c *StagingCgroup) ownCgroupDir() (string, error) { return c.dirOf("/proc/self/cgroup") }
 
 // dirOf is the directory, in this cgroup's hierarchy, of the cgroup a
 // /proc/<pid>/cgroup file names.

@@ -2,6 +2,8 @@ package iso
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +26,15 @@ func TestMain(m *testing.M) {
 	case "write":
 		childWrite(os.Getenv("ISO_TEST_FILE"), os.Getenv("ISO_TEST_SYNC") == "1")
 		return
+	case "stage":
+		childStage()
+		return
+	}
+	// A run that crashed (or was killed) before its cleanups left knobs
+	// and loop devices behind: put them back before testing anything.
+	if err := restoreTestLeftovers(); err != nil {
+		fmt.Fprintln(os.Stderr, "restoring what an earlier test run left:", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
@@ -159,4 +170,55 @@ func (c *child) say(t *testing.T, line string) {
 	if _, err := fmt.Fprintln(c.in, line); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// childStage prepares the policy $ISO_TEST_POLICY with the options in
+// $ISO_TEST_OPTIONS (JSON), says "prepared", and waits to be killed: a
+// daemon that dies in the middle of a stage.
+func childStage() {
+	var o stageChildOptions
+	if err := json.Unmarshal([]byte(os.Getenv("ISO_TEST_OPTIONS")), &o); err != nil {
+		fmt.Println("error", err)
+		return
+	}
+	p, err := ParsePolicy(os.Getenv("ISO_TEST_POLICY"), o.options())
+	if err != nil {
+		fmt.Println("error", err)
+		return
+	}
+	s, err := p.Prepare(context.Background())
+	if err != nil {
+		fmt.Println("error", err)
+		return
+	}
+	if o.TargetPID != 0 {
+		if _, err := s.ApplyToProcess(o.TargetPID); err != nil {
+			fmt.Println("error", err)
+			return
+		}
+	}
+	fmt.Println("prepared")
+	select {}
+}
+
+// stageChildOptions are the Options a stage child needs, as JSON.
+type stageChildOptions struct {
+	Sysroot       string
+	StateDir      string
+	Device        BlockDevice
+	WBTLatency    time.Duration
+	RequestSizeKB uint64
+	DirtyLimit    uint64
+	// TargetPID, when set, gets the policy's process knobs (ApplyToProcess).
+	TargetPID  int
+	CgroupName string
+}
+
+func (c stageChildOptions) options() Options {
+	o := Options{Sysroot: c.Sysroot, StateDir: c.StateDir, WBTLatency: c.WBTLatency,
+		RequestSizeKB: c.RequestSizeKB, DirtyLimit: c.DirtyLimit, CgroupParent: "tandem-test", CgroupName: c.CgroupName}
+	if c.Device.Name != "" {
+		o.Device = &c.Device
+	}
+	return o
 }

@@ -41,13 +41,16 @@ func TestParsePolicy(t *testing.T) {
 		PolicyIdle:           {PerObjectFsync: true, IOPrio: &Idle},
 		PolicyIdleBFQ:        {PerObjectFsync: true, IOPrio: &Idle, Scheduler: "bfq"},
 		PolicyCgroupThrottle: {PerObjectFsync: true, Cgroup: true},
-		PolicyAdaptive:       {PerObjectFsync: true, Cgroup: true, Governed: true},
+		PolicyWriteback:      {DirtyLimit: true, WBT: true, RequestSize: true, IOCost: true},
+		PolicyAdaptive:       {PerObjectFsync: true, Cgroup: true, Governed: true, Steer: LeverWriteLimit},
+		PolicyAdaptiveWB:     {DirtyLimit: true, WBT: true, RequestSize: true, IOCost: true, Governed: true, Steer: LeverDirtyLimit},
 	}
 	for name, k := range want {
 		p, _ := ParsePolicy(name, o)
 		got := p.Knobs()
 		if got.PerObjectFsync != k.PerObjectFsync || (got.IOPrio == nil) != (k.IOPrio == nil) ||
-			got.Scheduler != k.Scheduler || got.Cgroup != k.Cgroup || got.Governed != k.Governed {
+			got.Scheduler != k.Scheduler || got.Cgroup != k.Cgroup || got.Governed != k.Governed || got.Steer != k.Steer ||
+			got.DirtyLimit != k.DirtyLimit || got.WBT != k.WBT || got.RequestSize != k.RequestSize || got.IOCost != k.IOCost {
 			t.Errorf("%s: knobs %+v, want %+v", name, got, k)
 		}
 	}
@@ -59,7 +62,9 @@ func TestParsePolicyErrors(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"bfq", Options{Sysroot: "/x"}, "valid policies are none, per-object-fsync, idle, idle-bfq, cgroup-throttle, adaptive"},
+		{"bfq", Options{Sysroot: "/x"}, "valid policies are none, per-object-fsync, idle, idle-bfq, cgroup-throttle, writeback, adaptive, adaptive-writeback"},
+		{"adaptive", Options{Sysroot: "/x", Steer: "io-cost"}, `cannot steer "io-cost"`},
+		{"writeback", Options{DirtyLimit: 4 << 20, MinDirtyLimit: 8 << 20}, "dirty limit"},
 		{"Idle", Options{Sysroot: "/x"}, `unknown I/O policy "Idle"`},
 		{"idle", Options{}, "a sysroot is needed"},
 		{"idle", Options{Sysroot: "/x", IOPrio: IOPrio{Class: IOClassBestEffort, Level: 9}}, "invalid I/O priority level 9"},
@@ -243,16 +248,7 @@ func TestSchedulerSetRestore(t *testing.T) {
 // the class was set and those it made later; our own threads keep theirs.
 func TestIOPrioInheritedByEveryChildThread(t *testing.T) {
 	sysroot := fakeSysroot(t)
-	p, err := ParsePolicy(PolicyIdle, Options{Sysroot: sysroot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	s, err := p.Prepare(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close(ctx) })
+	s := mustPrepare(t, PolicyIdle, Options{Sysroot: sysroot, StateDir: testStateDir(t)})
 	before := ownIOPrios(t)
 	c := startChild(t, "threads", nil, s.Hook())
 	c.expect(t, "ready")
@@ -342,7 +338,7 @@ func TestCgroupThrottleOnRealHierarchy(t *testing.T) {
 	requireBlkio(t)
 	sysroot := fakeSysroot(t)
 	name := "iso-test-" + strconv.Itoa(os.Getpid())
-	p, err := ParsePolicy(PolicyCgroupThrottle, Options{Sysroot: sysroot, CgroupParent: "tandem-test", CgroupName: name, WriteLimit: 64 << 20, Weight: 50})
+	p, err := ParsePolicy(PolicyCgroupThrottle, Options{Sysroot: sysroot, StateDir: testStateDir(t), CgroupParent: "tandem-test", CgroupName: name, WriteLimit: 64 << 20, Weight: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +533,7 @@ func TestAdaptiveLowersLimitWhenEtcdIsSlow(t *testing.T) {
 	var limits []float64
 	seen := make(chan struct{}, 100)
 	p, err := ParsePolicy(PolicyAdaptive, Options{
-		Sysroot: sysroot, CgroupParent: "tandem-test", CgroupName: "iso-adaptive-" + strconv.Itoa(os.Getpid()),
+		Sysroot: sysroot, StateDir: testStateDir(t), CgroupParent: "tandem-test", CgroupName: "iso-adaptive-" + strconv.Itoa(os.Getpid()),
 		WriteLimit: 128 << 20, MinWriteLimit: 8 << 20, StartWriteLimit: 64 << 20,
 		EtcdMetricsURL: fakeEtcdMetrics(t), SampleInterval: 5 * time.Millisecond,
 		OnGovernorStep: func(_ governor.Sample, s governor.State) {
@@ -559,9 +555,15 @@ func TestAdaptiveLowersLimitWhenEtcdIsSlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close(ctx) })
-	// Wait until the governor has stepped down to the floor.
+	// Wait (a minute at most) until the governor has stepped down to the floor.
+	deadline := time.After(time.Minute)
 	for {
-		<-seen
+		select {
+		case <-seen:
+		case <-deadline:
+			mu.Lock()
+			t.Fatalf("governor not at the 8 MiB/s floor after a minute of slow fsyncs: %v", limits)
+		}
 		mu.Lock()
 		last := limits[len(limits)-1]
 		mu.Unlock()

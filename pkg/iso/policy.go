@@ -1,9 +1,13 @@
 // Package iso isolates OS staging I/O from etcd and other latency-sensitive
 // writers on the same disk. A Policy names a combination of knobs (paced
-// writes, an I/O class, the bfq scheduler, a cgroup write limit, an adaptive
-// governor); Prepare applies the host-wide ones and returns a Session whose
-// Hook puts the staging process under the per-process ones. Close undoes
-// everything. Which policy is the default was decided by make bench-io (see
+// writes, an I/O class, the bfq scheduler, a cgroup or unit write limit, the
+// disk's writeback levers: per-BDI dirty limit, wbt, request size, io.cost)
+// and whether a governor steers one of them. Prepare takes the host lock,
+// records every knob's original value durably before changing it, and
+// returns a Session whose Hook or ApplyToProcess puts the writer under the
+// per-process ones. Close restores everything from that record, and
+// RestoreInterrupted does the same after a crash (the daemon calls it when it
+// starts). Which policy is the default is decided by make bench-io (see
 // docs/benchmarks.md).
 package iso
 
@@ -22,7 +26,9 @@ const (
 	PolicyIdle           = "idle"
 	PolicyIdleBFQ        = "idle-bfq"
 	PolicyCgroupThrottle = "cgroup-throttle"
+	PolicyWriteback      = "writeback"
 	PolicyAdaptive       = "adaptive"
+	PolicyAdaptiveWB     = "adaptive-writeback"
 )
 
 // DefaultPolicyName is the policy the daemon stages with when a pool names
@@ -41,14 +47,44 @@ type Knobs struct {
 	Scheduler string
 	// Cgroup puts the staging processes under a write limit and weight.
 	Cgroup bool
-	// Governed makes the write limit adaptive (implies Cgroup).
+	// Governed puts a lever under the governor (Steer names it).
 	Governed bool
+	// Steer is the lever the governor moves (one of SteerableLevers).
+	Steer string
+	// DirtyLimit, WBT, RequestSize and IOCost set the writeback levers of
+	// the same names (LeverDirtyLimit, ...) for the stage.
+	DirtyLimit, WBT, RequestSize, IOCost bool
+}
+
+// HostKnobs tells whether the policy changes anything on the host.
+func (k Knobs) HostKnobs() bool {
+	return k.PerObjectFsync || k.IOPrio != nil || k.Scheduler != "" || k.Cgroup || k.Governed ||
+		k.DirtyLimit || k.WBT || k.RequestSize || k.IOCost
+}
+
+// Levers lists the levers the policy sets, in the order it sets them.
+func (k Knobs) Levers() []string {
+	var out []string
+	if k.Cgroup {
+		out = append(out, LeverWriteLimit)
+	}
+	for _, l := range []struct {
+		on   bool
+		name string
+	}{{k.DirtyLimit, LeverDirtyLimit}, {k.WBT, LeverWBT}, {k.RequestSize, LeverRequestSize}, {k.IOCost, LeverIOCost}} {
+		if l.on {
+			out = append(out, l.name)
+		}
+	}
+	return out
 }
 
 // knobsOf is the table of policies. The I/O class and the cgroup limit act
 // only on I/O the staging process submits itself; on cgroup v1 buffered
-// writeback is submitted by kernel flusher threads, so every policy past
-// "none" paces writes with per-object fsync.
+// writeback is submitted by kernel flusher threads, so the policies built on
+// them pace writes with per-object fsync. The writeback policies act on the
+// writeback itself (per-BDI dirty limit, wbt, request size, io.cost) and
+// leave the writes buffered.
 func knobsOf(name string, prio IOPrio) (Knobs, bool) {
 	switch name {
 	case PolicyNone:
@@ -61,15 +97,19 @@ func knobsOf(name string, prio IOPrio) (Knobs, bool) {
 		return Knobs{PerObjectFsync: true, IOPrio: &prio, Scheduler: "bfq"}, true
 	case PolicyCgroupThrottle:
 		return Knobs{PerObjectFsync: true, Cgroup: true}, true
+	case PolicyWriteback:
+		return Knobs{DirtyLimit: true, WBT: true, RequestSize: true, IOCost: true}, true
 	case PolicyAdaptive:
-		return Knobs{PerObjectFsync: true, Cgroup: true, Governed: true}, true
+		return Knobs{PerObjectFsync: true, Cgroup: true, Governed: true, Steer: LeverWriteLimit}, true
+	case PolicyAdaptiveWB:
+		return Knobs{DirtyLimit: true, WBT: true, RequestSize: true, IOCost: true, Governed: true, Steer: LeverDirtyLimit}, true
 	}
 	return Knobs{}, false
 }
 
 // PolicyNames lists the valid names, in order of increasing machinery.
 func PolicyNames() []string {
-	return []string{PolicyNone, PolicyPerObjectFsync, PolicyIdle, PolicyIdleBFQ, PolicyCgroupThrottle, PolicyAdaptive}
+	return []string{PolicyNone, PolicyPerObjectFsync, PolicyIdle, PolicyIdleBFQ, PolicyCgroupThrottle, PolicyWriteback, PolicyAdaptive, PolicyAdaptiveWB}
 }
 
 // Options configure a policy for a host.
@@ -110,6 +150,29 @@ type Options struct {
 	SampleInterval time.Duration
 	// OnGovernorStep, when set, sees each governor step.
 	OnGovernorStep func(governor.Sample, governor.State)
+
+	// StateDir holds the durable record of the knobs a session changed
+	// (RecordPath), written before each change so that RestoreInterrupted
+	// can put them back after a crash; default DefaultStateDir.
+	StateDir string
+	// HostLock is the host-wide lock file sessions hold (DefaultHostLock),
+	// LockWait how long Prepare waits for it (DefaultLockWait).
+	HostLock string
+	LockWait time.Duration
+	// Steer overrides the lever the governor moves (SteerableLevers).
+	Steer string
+	// DirtyLimit is the per-BDI dirty limit in bytes (LeverDirtyLimit) and
+	// where the governor starts it; MinDirtyLimit and MaxDirtyLimit bound
+	// the governor.
+	DirtyLimit, MinDirtyLimit, MaxDirtyLimit uint64
+	// WBTLatency is the wbt_lat_usec target (LeverWBT).
+	WBTLatency time.Duration
+	// RequestSizeKB is max_sectors_kb for the stage (LeverRequestSize).
+	RequestSizeKB uint64
+	// IOCostLatency is io.cost's read and write p95 latency target.
+	IOCostLatency time.Duration
+	// Sysfs is the sysfs mount ("/sys"; a fake tree in tests).
+	Sysfs string
 }
 
 // Defaults for the zero fields of Options.
@@ -122,6 +185,12 @@ const (
 	DefaultTargetP99      = 10 * time.Millisecond
 	DefaultDiskTarget     = 5 * time.Millisecond
 	DefaultSampleInterval = time.Second
+	DefaultDirtyLimit     = 64 << 20
+	DefaultMinDirtyLimit  = 8 << 20
+	DefaultMaxDirtyLimit  = 512 << 20
+	DefaultWBTLatency     = 2 * time.Millisecond
+	DefaultRequestSizeKB  = 512
+	DefaultIOCostLatency  = 5 * time.Millisecond
 )
 
 func (o Options) withDefaults() Options {
@@ -155,6 +224,36 @@ func (o Options) withDefaults() Options {
 	if o.SampleInterval == 0 {
 		o.SampleInterval = DefaultSampleInterval
 	}
+	if o.StateDir == "" {
+		o.StateDir = DefaultStateDir
+	}
+	if o.HostLock == "" {
+		o.HostLock = DefaultHostLock
+	}
+	if o.LockWait == 0 {
+		o.LockWait = DefaultLockWait
+	}
+	if o.DirtyLimit == 0 {
+		o.DirtyLimit = DefaultDirtyLimit
+	}
+	if o.MinDirtyLimit == 0 {
+		o.MinDirtyLimit = min(DefaultMinDirtyLimit, o.DirtyLimit)
+	}
+	if o.MaxDirtyLimit == 0 {
+		o.MaxDirtyLimit = max(DefaultMaxDirtyLimit, o.DirtyLimit)
+	}
+	if o.WBTLatency == 0 {
+		o.WBTLatency = DefaultWBTLatency
+	}
+	if o.RequestSizeKB == 0 {
+		o.RequestSizeKB = DefaultRequestSizeKB
+	}
+	if o.IOCostLatency == 0 {
+		o.IOCostLatency = DefaultIOCostLatency
+	}
+	if o.Sysfs == "" {
+		o.Sysfs = "/sys"
+	}
 	return o
 }
 
@@ -175,6 +274,24 @@ func ParsePolicy(name string, o Options) (*Policy, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown I/O policy %q: valid policies are %s", name, strings.Join(PolicyNames(), ", "))
 	}
+	if k.Governed && o.Steer != "" {
+		k.Steer = o.Steer
+	}
+	if k.Governed && !contains(SteerableLevers(), k.Steer) {
+		return nil, fmt.Errorf("I/O policy %s: the governor cannot steer %q: steerable levers are %s", name, k.Steer, strings.Join(SteerableLevers(), ", "))
+	}
+	if k.Governed && k.Steer == LeverWriteLimit {
+		k.Cgroup = true
+	}
+	if k.Governed && k.Steer == LeverDirtyLimit {
+		k.DirtyLimit = true
+	}
+	if k.Governed && k.Steer == LeverWBT {
+		k.WBT = true
+	}
+	if k.Governed && k.Steer == LeverRequestSize {
+		k.RequestSize = true
+	}
 	if k.PerObjectFsync && o.Sysroot == "" {
 		return nil, fmt.Errorf("I/O policy %s paces writes in the OS repository: a sysroot is needed", name)
 	}
@@ -184,8 +301,11 @@ func ParsePolicy(name string, o Options) (*Policy, error) {
 	if o.MinWriteLimit > o.WriteLimit {
 		return nil, fmt.Errorf("I/O policy %s: min write limit %d above write limit %d", name, o.MinWriteLimit, o.WriteLimit)
 	}
+	if o.MinDirtyLimit > o.DirtyLimit || o.DirtyLimit > o.MaxDirtyLimit {
+		return nil, fmt.Errorf("I/O policy %s: dirty limit %d outside [%d, %d]", name, o.DirtyLimit, o.MinDirtyLimit, o.MaxDirtyLimit)
+	}
 	if k.Governed {
-		if err := lawFor(o).Validate(); err != nil {
+		if err := lawFor(o, k.Steer).Validate(); err != nil {
 			return nil, fmt.Errorf("I/O policy %s: %w", name, err)
 		}
 	}
@@ -201,10 +321,31 @@ func (p *Policy) Knobs() Knobs { return p.knobs }
 // Options are the options it was parsed with, defaults filled in.
 func (p *Policy) Options() Options { return p.opts }
 
-func lawFor(o Options) governor.Law {
+// lawFor is the governor's law for the steered lever. Every steerable
+// lever gives staging more throughput as its value grows (a higher write
+// limit, more dirty memory, a laxer wbt target, larger requests), which is
+// the direction the law assumes.
+func lawFor(o Options, steer string) governor.Law {
 	target := o.TargetP99
 	if o.EtcdMetricsURL == "" {
 		target = o.DiskTarget
 	}
-	return governor.DefaultLaw(target, float64(o.MinWriteLimit), float64(o.WriteLimit))
+	lo, hi, _ := steerRange(o, steer)
+	return governor.DefaultLaw(target, lo, hi)
+}
+
+// steerRange is the governor's floor, ceiling and start for a lever, in the
+// lever's own unit (bytes/s, bytes, microseconds, KiB).
+func steerRange(o Options, steer string) (lo, hi, start float64) {
+	switch steer {
+	case LeverDirtyLimit:
+		return float64(o.MinDirtyLimit), float64(o.MaxDirtyLimit), float64(o.DirtyLimit)
+	case LeverWBT:
+		us := float64(o.WBTLatency / time.Microsecond)
+		return max(us/4, 250), max(us*16, 75000), us
+	case LeverRequestSize:
+		kb := float64(o.RequestSizeKB)
+		return max(kb/8, 16), max(kb*8, 4096), kb
+	}
+	return float64(o.MinWriteLimit), float64(o.WriteLimit), float64(o.StartWriteLimit)
 }

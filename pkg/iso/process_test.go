@@ -3,6 +3,8 @@ package iso
 import (
 	"context"
 	"os"
+
+	"github.com/opencontainers/cgroups"
 	"slices"
 	"strconv"
 	"testing"
@@ -13,7 +15,7 @@ import (
 // daemon), threads made afterwards included, and restore puts the old
 // classes back.
 func TestApplyToProcessIOPrio(t *testing.T) {
-	p, err := ParsePolicy(PolicyIdle, Options{Sysroot: fakeSysroot(t)})
+	p, err := ParsePolicy(PolicyIdle, Options{Sysroot: fakeSysroot(t), StateDir: testStateDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestApplyToProcessIOPrio(t *testing.T) {
 func TestApplyToProcessCgroup(t *testing.T) {
 	requireBlkio(t)
 	name := "iso-proc-test-" + strconv.Itoa(os.Getpid())
-	p, err := ParsePolicy(PolicyCgroupThrottle, Options{Sysroot: fakeSysroot(t), CgroupParent: "tandem-test", CgroupName: name, WriteLimit: 64 << 20})
+	p, err := ParsePolicy(PolicyCgroupThrottle, Options{Sysroot: fakeSysroot(t), StateDir: testStateDir(t), CgroupParent: "tandem-test", CgroupName: name, WriteLimit: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,5 +96,60 @@ func TestApplyToProcessCgroup(t *testing.T) {
 	}
 	if got := ownCgroup(t, pid, sub); got != home {
 		t.Errorf("process in %s after restore, was in %s", got, home)
+	}
+}
+
+// A stage that gave a running daemon the idle class and its cgroup, killed
+// with SIGKILL: the daemon stays idle and in the cgroup until the next
+// start's RestoreInterrupted puts both back from the record.
+func TestCrashRestoresProcessKnobs(t *testing.T) {
+	requireBlkio(t)
+	sysroot := fakeSysroot(t)
+	state := testStateDir(t)
+	target := startChild(t, "threads", nil, nil)
+	target.expect(t, "ready")
+	pid := target.cmd.Process.Pid
+	sub := "blkio"
+	if cgroups.IsCgroup2UnifiedMode() {
+		sub = ""
+	}
+	home := ownCgroup(t, pid, sub)
+	before, err := GetThreadIOPrio(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startStageChild(t, PolicyIdle, stageChildOptions{Sysroot: sysroot, StateDir: state, TargetPID: pid})
+	if got, _ := GetThreadIOPrio(pid); got.Class != IOClassIdle {
+		t.Fatalf("daemon's class %v during the stage, want idle", got)
+	}
+	kill9(t, c)
+	if got, _ := GetThreadIOPrio(pid); got.Class != IOClassIdle {
+		t.Fatalf("daemon's class %v after the crash, want still idle", got)
+	}
+	if _, err := RestoreInterrupted(context.Background(), Options{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	tids, _ := Threads(pid)
+	for _, tid := range tids {
+		if got, _ := GetThreadIOPrio(tid); got != before {
+			t.Errorf("thread %d class %v after the restore, want %v", tid, got, before)
+		}
+	}
+	if got := ownCgroup(t, pid, sub); got != home {
+		t.Errorf("daemon in cgroup %s after the restore, was in %s", got, home)
+	}
+
+	// The same with the cgroup: cgroup-throttle on the daemon.
+	c = startStageChild(t, PolicyCgroupThrottle, stageChildOptions{Sysroot: sysroot, StateDir: state, TargetPID: pid,
+		CgroupName: "iso-crash-" + strconv.Itoa(os.Getpid())})
+	if got := ownCgroup(t, pid, sub); got == home {
+		t.Fatalf("daemon not moved into the staging cgroup (still %s)", got)
+	}
+	kill9(t, c)
+	if _, err := RestoreInterrupted(context.Background(), Options{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ownCgroup(t, pid, sub); got != home {
+		t.Errorf("daemon in cgroup %s after the restore, was in %s", got, home)
 	}
 }

@@ -2,12 +2,15 @@ package iso
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/daemon/files"
 )
 
 // PerObjectFsyncKey is ostree's repo option (section [core]) that fsyncs
@@ -114,21 +117,50 @@ func (c *RepoOptionChange) Restore(ctx context.Context) error {
 	if c == nil || c.done {
 		return nil
 	}
-	b, err := os.ReadFile(c.path)
+	if err := restoreRepoOption(ctx, c.path, c.section, c.key, c.had, c.previous); err != nil {
+		return err
+	}
+	c.done = true
+	return nil
+}
+
+// ReadRepoOption returns an option's value in a repo config, and whether it
+// is set at all.
+func ReadRepoOption(configPath, section, key string) (value string, had bool, err error) {
+	b, err := os.ReadFile(configPath)
+	if err != nil {
+		return "", false, fmt.Errorf("read repo config: %w", err)
+	}
+	// Setting it to anything reports the assignment it replaced.
+	_, value, had = SetINIKey(string(b), section, key, "")
+	return value, had, nil
+}
+
+// restoreRepoOption sets an option back to its previous value, or removes
+// it when it was not set.
+func restoreRepoOption(ctx context.Context, path, section, key string, had bool, previous string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		// The repo is gone (a test's sysroot removed): no option to put back.
+		klog.FromContext(ctx).Info("Repo config gone; nothing to restore", "config", path)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read repo config: %w", err)
 	}
 	var out string
-	if c.had {
-		out, _, _ = SetINIKey(string(b), c.section, c.key, c.previous)
+	if had {
+		out, _, _ = SetINIKey(string(b), section, key, previous)
 	} else {
-		out = RemoveINIKey(string(b), c.section, c.key)
+		out = RemoveINIKey(string(b), section, key)
 	}
-	if err := writeAtomic(c.path, out); err != nil {
+	if out == string(b) {
+		return nil
+	}
+	if err := writeAtomic(path, out); err != nil {
 		return err
 	}
-	c.done = true
-	klog.FromContext(ctx).Info("Repo option restored", "config", c.path, "option", c.section+"."+c.key)
+	klog.FromContext(ctx).Info("Repo option restored", "config", path, "option", section+"."+key)
 	return nil
 }
 
@@ -160,5 +192,5 @@ func writeAtomic(path, content string) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return files.SyncDir(filepath.Dir(path))
 }

@@ -4,96 +4,246 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tandem-mco/tandem/pkg/iso/governor"
 	"k8s.io/klog/v2"
 )
 
-// writeLimiter is what the governor and cgroup-throttle drive: a direct
-// cgroup or a systemd unit's properties.
+// writeLimiter is what cgroup-throttle and the governor drive as
+// LeverWriteLimit: a direct cgroup or a systemd unit's properties.
 type writeLimiter interface {
 	SetWriteLimit(ctx context.Context, bps uint64) error
 }
+
+// writeLimit adapts a writeLimiter to the lever interface.
+type writeLimit struct{ l writeLimiter }
+
+func (w writeLimit) name() string { return LeverWriteLimit }
+func (w writeLimit) apply(context.Context, *journal, uint64) (string, error) {
+	return "", nil // set up by setWriteLimit, which records it
+}
+func (w writeLimit) Set(ctx context.Context, v uint64) error { return w.l.SetWriteLimit(ctx, v) }
 
 // Session is a policy applied to the host for one staging. Close undoes it.
 type Session struct {
 	policy    *Policy
 	device    BlockDevice
-	repo      *RepoOptionChange
-	scheduler *SchedulerChange
+	lock      *hostLock
+	journal   *journal
 	cgroup    *StagingCgroup
 	unit      *UnitIO
+	levers    map[string]lever
+	applied   []AppliedLever
+	skipped   map[string]string
 	stopGov   context.CancelFunc
 	govDone   chan error
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Prepare applies the policy's host-wide knobs: the repo's per-object
-// fsync, the disk scheduler, the cgroup or unit limits, the governor. On
-// error it undoes what it did.
+// AppliedLever is a lever in force during the session and the value it
+// was set to (in the lever's unit: bytes/s, bytes, microseconds, KiB).
+type AppliedLever struct {
+	Name  string
+	Value uint64
+}
+
+// Prepare applies the policy's host knobs: the repo's per-object fsync, the
+// disk scheduler, the cgroup or unit limits, the writeback levers, the
+// governor. Before it changes anything it takes the host lock, puts back
+// whatever an interrupted session left changed, and records each knob's
+// original value durably. On error it undoes what it did.
 func (p *Policy) Prepare(ctx context.Context) (_ *Session, err error) {
-	s := &Session{policy: p}
+	s := &Session{policy: p, levers: map[string]lever{}, skipped: map[string]string{}}
+	k, o := p.knobs, p.opts
+	if !k.HostKnobs() {
+		klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name)
+		return s, nil
+	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+			err = errors.Join(fmt.Errorf("I/O policy %s: %w", p.name, err), s.Close(context.WithoutCancel(ctx)))
 		}
 	}()
-	k, o := p.knobs, p.opts
-	if k.Scheduler != "" || k.Cgroup {
+	if err := s.lockHost(ctx); err != nil {
+		return nil, err
+	}
+	if k.Scheduler != "" || k.Cgroup || len(k.Levers()) > 0 {
 		if o.Device != nil {
 			s.device = *o.Device
 		} else if s.device, err = DeviceOf(o.Sysroot); err != nil {
-			return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
+			return nil, err
 		}
 	}
 	if k.PerObjectFsync {
-		if s.repo, err = SetRepoOption(ctx, RepoConfigPath(o.Sysroot), "core", PerObjectFsyncKey, "true"); err != nil {
-			return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
+		if err := s.setRepoOption(ctx, RepoConfigPath(o.Sysroot), "core", PerObjectFsyncKey, "true"); err != nil {
+			return nil, err
 		}
 	}
 	if k.Scheduler != "" {
-		if s.scheduler, err = SetScheduler(ctx, s.device.Disks, k.Scheduler); err != nil {
-			return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
+		if err := s.setScheduler(ctx, k.Scheduler); err != nil {
+			return nil, err
 		}
 	}
 	if k.Cgroup {
-		limit := o.WriteLimit
-		if k.Governed {
-			limit = o.StartWriteLimit
-		}
-		var lim writeLimiter
-		if o.Unit != "" {
-			if s.unit, err = NewUnitIO(ctx, o.Unit, s.device.DevPath()); err != nil {
-				return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
-			}
-			if err = s.unit.Apply(ctx, limit, uint64(o.Weight)); err != nil {
-				return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
-			}
-			lim = s.unit
-		} else {
-			spec := CgroupSpec{Parent: o.CgroupParent, Name: o.CgroupName, Device: s.device, WriteBps: limit, Weight: o.Weight}
-			if s.cgroup, err = CreateStagingCgroup(ctx, spec); err != nil {
-				return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
-			}
-			lim = s.cgroup
-		}
-		if k.Governed {
-			if err = s.startGovernor(ctx, lim); err != nil {
-				return nil, fmt.Errorf("I/O policy %s: %w", p.name, err)
-			}
+		if err := s.setWriteLimit(ctx); err != nil {
+			return nil, err
 		}
 	}
-	klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name, "device", s.device.Name)
+	sys := sysfsRoot(o.Sysfs)
+	for _, l := range []struct {
+		on    bool
+		lever lever
+		value uint64
+	}{
+		{k.DirtyLimit, &dirtyLimit{dir: sys.bdiDir(s.device)}, o.DirtyLimit},
+		{k.WBT, newWBT(sys, s.device.Disks), uint64(o.WBTLatency / time.Microsecond)},
+		{k.RequestSize, newRequestSize(sys, s.device.Disks), o.RequestSizeKB},
+		{k.IOCost, newIOCost(s.device), uint64(o.IOCostLatency / time.Microsecond)},
+	} {
+		if !l.on {
+			continue
+		}
+		if err := s.applyLever(ctx, l.lever, l.value); err != nil {
+			return nil, err
+		}
+	}
+	if k.Governed {
+		if err := s.startGovernor(ctx, k.Steer); err != nil {
+			return nil, err
+		}
+	}
+	klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name, "device", s.device.Name, "levers", s.applied, "skipped", s.skipped)
 	return s, nil
 }
 
-func (s *Session) startGovernor(ctx context.Context, lim writeLimiter) error {
+// lockHost takes the host lock, restores what an interrupted session left,
+// and starts this session's record.
+func (s *Session) lockHost(ctx context.Context) error {
 	o := s.policy.opts
+	lock, previous, err := acquireHostLock(ctx, o.HostLock, o.LockWait)
+	if err != nil {
+		return err
+	}
+	s.lock = lock
+	own := RecordPath(o.StateDir)
+	if _, err := restoreLeftovers(ctx, own, previous); err != nil {
+		// The record keeps what could not be put back; changing the
+		// knobs now would record leftovers as originals.
+		return fmt.Errorf("knobs left by an interrupted staging could not be restored: %w", err)
+	}
+	s.journal = newJournal(o.StateDir, s.policy.name)
+	return lock.claim(own)
+}
+
+func (s *Session) setRepoOption(ctx context.Context, path, section, key, value string) error {
+	prev, had, err := ReadRepoOption(path, section, key)
+	if err != nil {
+		return err
+	}
+	if err := s.journal.note(Entry{Kind: kindRepoOption, Lever: "per-object-fsync", Path: path, Section: section, Key: key, Had: had, Original: prev}); err != nil {
+		return err
+	}
+	_, err = SetRepoOption(ctx, path, section, key, value)
+	return err
+}
+
+func (s *Session) setScheduler(ctx context.Context, sched string) error {
+	for _, disk := range s.device.Disks {
+		cur, avail, err := ReadScheduler(disk)
+		if err != nil {
+			return err
+		}
+		if cur == sched {
+			continue
+		}
+		if !contains(avail, sched) {
+			return fmt.Errorf("scheduler %s not available on %s (have %v)", sched, disk, avail)
+		}
+		if err := s.journal.note(Entry{Kind: kindFile, Lever: "scheduler", Path: SchedulerPath(disk), Original: cur, Volatile: true}); err != nil {
+			return err
+		}
+		if err := writeKnob(SchedulerPath(disk), sched); err != nil {
+			return err
+		}
+		klog.FromContext(ctx).Info("I/O scheduler set", "disk", disk, "scheduler", sched, "was", cur)
+	}
+	return nil
+}
+
+// setWriteLimit makes the writer's cgroup (or sets the unit's properties)
+// with the policy's limit and weight, and in host mode moves the writer in.
+func (s *Session) setWriteLimit(ctx context.Context) error {
+	k, o := s.policy.knobs, s.policy.opts
+	limit := o.WriteLimit
+	if k.Governed && k.Steer == LeverWriteLimit {
+		limit = o.StartWriteLimit
+	}
+	var lim writeLimiter
+	if o.Unit != "" {
+		u, err := NewUnitIO(ctx, o.Unit, s.device.DevPath())
+		if err != nil {
+			return err
+		}
+		s.unit = u
+		if err := s.journal.note(Entry{Kind: kindUnitIO, Lever: LeverWriteLimit, Path: o.Unit, Unit: o.Unit, Device: s.device.DevPath(), Weight: u.prevWeight, Volatile: true}); err != nil {
+			return err
+		}
+		if err := u.Apply(ctx, limit, uint64(o.Weight)); err != nil {
+			return err
+		}
+		lim = u
+	} else {
+		spec := CgroupSpec{Parent: o.CgroupParent, Name: o.CgroupName, Device: s.device, WriteBps: limit, Weight: o.Weight}
+		_, parent, path, makesParent, err := CgroupPaths(spec)
+		if err != nil {
+			return err
+		}
+		if !makesParent {
+			parent = ""
+		}
+		if err := s.journal.note(Entry{Kind: kindCgroup, Lever: LeverWriteLimit, Path: path, Parent: parent, Volatile: true}); err != nil {
+			return err
+		}
+		if s.cgroup, err = CreateStagingCgroup(ctx, spec); err != nil {
+			return err
+		}
+		lim = s.cgroup
+	}
+	s.levers[LeverWriteLimit] = writeLimit{lim}
+	s.applied = append(s.applied, AppliedLever{Name: LeverWriteLimit, Value: limit})
+	return nil
+}
+
+func (s *Session) applyLever(ctx context.Context, l lever, value uint64) error {
+	skipped, err := l.apply(ctx, s.journal, value)
+	if err != nil {
+		return fmt.Errorf("lever %s: %w", l.name(), err)
+	}
+	if skipped != "" {
+		s.skipped[l.name()] = skipped
+		klog.FromContext(ctx).Info("I/O lever not available here; staging without it", "lever", l.name(), "why", skipped)
+		return nil
+	}
+	s.levers[l.name()] = l
+	s.applied = append(s.applied, AppliedLever{Name: l.name(), Value: value})
+	return nil
+}
+
+func (s *Session) startGovernor(ctx context.Context, steer string) error {
+	o := s.policy.opts
+	l, ok := s.levers[steer]
+	if !ok {
+		return fmt.Errorf("the governor steers %s, which this host lacks: %s", steer, s.skipped[steer])
+	}
 	var sampler governor.Sampler
 	if o.EtcdMetricsURL != "" {
 		sampler = &governor.EtcdSampler{Scraper: governor.MetricsScraper{URL: o.EtcdMetricsURL}}
@@ -104,12 +254,13 @@ func (s *Session) startGovernor(ctx context.Context, lim writeLimiter) error {
 		}
 		sampler = ds
 	}
+	_, _, start := steerRange(o, steer)
 	g := governor.Governor{
-		Law:      lawFor(o),
-		Start:    float64(o.StartWriteLimit),
+		Law:      lawFor(o, steer),
+		Start:    start,
 		Interval: o.SampleInterval,
 		Sampler:  sampler,
-		Limiter:  lim,
+		Lever:    l,
 		OnStep:   o.OnGovernorStep,
 	}
 	if err := g.Law.Validate(); err != nil {
@@ -120,6 +271,13 @@ func (s *Session) startGovernor(ctx context.Context, lim writeLimiter) error {
 	go func() { s.govDone <- g.Run(gctx) }()
 	return nil
 }
+
+// Applied lists the levers in force, with the values they were set to (the
+// governor moves the steered one from there).
+func (s *Session) Applied() []AppliedLever { return slices.Clone(s.applied) }
+
+// Skipped maps the policy's levers this host lacks to the reason.
+func (s *Session) Skipped() map[string]string { return maps.Clone(s.skipped) }
 
 // Policy is the policy this session applies.
 func (s *Session) Policy() *Policy { return s.policy }
@@ -193,10 +351,11 @@ func (s *Session) TargetsProcess() bool {
 // ApplyToProcess applies the policy's per-process knobs (the direct cgroup,
 // the I/O class) to a running process and all its threads: rpm-ostree's
 // transaction daemon on a host without systemd, where the stage's writes
-// happen (the CLI child Hook sees is only a client). It returns a function
-// that puts the process back into its cgroup and its threads' I/O classes
-// back; call it before Close, which removes the cgroup. With a systemd unit
-// as the writer it does nothing: the unit's properties apply.
+// happen (the CLI child Hook sees is only a client). Its cgroup and I/O
+// class are recorded first, like every knob, so a crash before Close puts
+// them back too. It returns a function that puts the process back into its
+// cgroup and its threads' I/O classes back; Close does the same. With a
+// systemd unit as the writer it does nothing: the unit's properties apply.
 func (s *Session) ApplyToProcess(pid int) (restore func() error, err error) {
 	noop := func() error { return nil }
 	if !s.TargetsProcess() {
@@ -216,17 +375,35 @@ func (s *Session) ApplyToProcess(pid int) (restore func() error, err error) {
 			restore = noop
 		}
 	}()
+	start, err := procStartTime(pid)
+	if err != nil {
+		return nil, err
+	}
 	if cg := s.cgroup; cg != nil {
 		home, err := cg.dirOf(fmt.Sprintf("/proc/%d/cgroup", pid))
 		if err != nil {
 			return nil, err
 		}
+		if err := s.journal.note(Entry{Kind: kindProcessCgroup, Lever: LeverWriteLimit, PID: pid, StartTime: start, Path: home, Volatile: true}); err != nil {
+			return nil, err
+		}
 		if err := cg.Attach(pid); err != nil {
 			return nil, err
 		}
-		undo = append(undo, func() error { return cg.moveTo(home, pid) })
+		undo = append(undo, func() error { return moveProcess(pid, start, home) })
 	}
 	if prio := s.policy.knobs.IOPrio; prio != nil {
+		cur, err := GetThreadIOPrio(pid)
+		if err != nil {
+			return nil, err
+		}
+		v, err := cur.value()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.journal.note(Entry{Kind: kindProcessIOPrio, Lever: "io-class", PID: pid, StartTime: start, Original: strconv.Itoa(int(v)), Volatile: true}); err != nil {
+			return nil, err
+		}
 		orig, err := setThreadsIOPrio(pid, *prio)
 		undo = append(undo, func() error { return restoreThreadsIOPrio(pid, orig) })
 		if err != nil {
@@ -236,9 +413,11 @@ func (s *Session) ApplyToProcess(pid int) (restore func() error, err error) {
 	return restore, nil
 }
 
-// Close stops the governor, removes the cgroup (or lifts the unit's
-// limits), restores the scheduler and the repo option. It is idempotent
-// and tries every step even when one fails.
+// Close stops the governor, then puts every knob back from the session's
+// record (the same code that restores them after a crash), removes the
+// record and releases the host lock. It is idempotent and tries every step
+// even when one fails; what it could not restore stays in the record for
+// the next RestoreInterrupted.
 func (s *Session) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		var errs []error
@@ -248,13 +427,13 @@ func (s *Session) Close(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("governor: %w", err))
 			}
 		}
-		if s.cgroup != nil {
-			errs = append(errs, s.cgroup.Destroy(ctx))
+		if s.journal != nil {
+			errs = append(errs, s.journal.restore(ctx))
 		}
 		if s.unit != nil {
-			errs = append(errs, s.unit.Close(ctx))
+			s.unit.conn.Close()
 		}
-		errs = append(errs, s.scheduler.Restore(ctx), s.repo.Restore(ctx))
+		errs = append(errs, s.lock.release())
 		s.closeErr = errors.Join(errs...)
 		klog.FromContext(ctx).Info("Staging I/O policy undone", "policy", s.policy.name, "err", s.closeErr)
 	})

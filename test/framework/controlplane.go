@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +17,12 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
+
+// setLoggerOnce gives controller-runtime (envtest) klog as its logger;
+// without one it prints a stack trace into every test's output.
+var setLoggerOnce sync.Once
 
 // ControlPlaneOptions configures one test control plane.
 type ControlPlaneOptions struct {
@@ -53,6 +59,7 @@ type ControlPlane struct {
 
 // StartControlPlane starts a kube-apiserver with tandem's CRDs.
 func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPlane, retErr error) {
+	setLoggerOnce.Do(func() { ctrllog.SetLogger(klog.NewKlogr()) })
 	bin, err := ToolsBinDir()
 	if err != nil {
 		return nil, err
@@ -91,7 +98,9 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 		CRDs:                     crds,
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
+		// A kube-apiserver that has not stopped 10 s after SIGTERM gets
+		// SIGKILL: a test's (or make run's) teardown must not wait on it.
+		ControlPlaneStopTimeout: 10 * time.Second,
 	}
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{Out: apiLog, Err: apiLog}
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
@@ -103,7 +112,11 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 		cp.env.ControlPlane.APIServer.Configure().Set("etcd-servers", strings.Join(o.EtcdCluster.ClientURLs(), ","))
 	}
 	klog.InfoS("starting control plane", "name", o.Name, "dir", o.Dir)
-	if _, err := cp.env.Start(); err != nil {
+	_, err = cp.env.Start()
+	// envtest starts kube-apiserver and etcd without Pdeathsig: the reaper
+	// must know them (also when the start failed half way).
+	TrackChildren()
+	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver for %s (log %s): %w", o.Name, filepath.Join(o.Dir, "kube-apiserver.log"), err)
 	}
 	admin, err := cp.env.ControlPlane.AddUser(envtest.User{Name: "tandem-admin", Groups: []string{"system:masters"}}, nil)
@@ -164,7 +177,7 @@ func (cp *ControlPlane) ImpersonatingConfig(user string, groups ...string) *rest
 // Stop stops the controllers, then the apiserver and its etcd.
 func (cp *ControlPlane) Stop() error {
 	for i := len(cp.controllers) - 1; i >= 0; i-- {
-		_ = cp.controllers[i].stop(10 * time.Second)
+		_ = cp.controllers[i].stop(5 * time.Second)
 	}
 	cp.controllers = nil
 	var err error

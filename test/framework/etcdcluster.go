@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,11 +129,14 @@ func (c *EtcdCluster) StartMember(ctx context.Context, i int) error {
 	return c.waitMemberHealthy(ctx, i)
 }
 
-// Stop stops every member.
+// Stop stops every member, all at once.
 func (c *EtcdCluster) Stop() error {
+	var wg sync.WaitGroup
 	for _, m := range c.members {
-		_ = m.proc.stop(10 * time.Second)
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = m.proc.stop(5 * time.Second) }()
 	}
+	wg.Wait()
 	return nil
 }
 

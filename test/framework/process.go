@@ -59,6 +59,7 @@ func (p *process) start() error {
 		_ = logFile.Close()
 		return fmt.Errorf("starting %s (%s): %w", p.name, p.path, err)
 	}
+	Track(cmd.Process.Pid)
 	klog.V(2).InfoS("started process", "name", p.name, "pid", cmd.Process.Pid, "log", p.logPath)
 	p.cmd, p.done, p.err = cmd, make(chan struct{}), nil
 	go func(cmd *exec.Cmd, done chan struct{}) {
@@ -73,24 +74,47 @@ func (p *process) start() error {
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL after grace.
-func (p *process) stop(grace time.Duration) error {
+func (p *process) stop(grace time.Duration) error { return p.signal(syscall.SIGTERM, grace) }
+
+// signal sends sig to the process group, then SIGKILL after grace, and
+// waits for the process to end.
+func (p *process) signal(sig syscall.Signal, grace time.Duration) error {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.mu.Unlock()
 	if cmd == nil {
 		return nil
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+	var err error
 	select {
 	case <-done:
 	case <-time.After(grace):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		select {
+		case <-done:
+		case <-time.After(killWait):
+			err = fmt.Errorf("%s (pid %d) did not exit %s after SIGKILL (state %s)", p.name, cmd.Process.Pid, killWait, procState(cmd.Process.Pid))
+		}
 	}
+	Untrack(cmd.Process.Pid)
 	p.mu.Lock()
 	p.cmd = nil
 	p.mu.Unlock()
-	return nil
+	return err
+}
+
+// killWait bounds the wait for a process to go after SIGKILL (one stuck in
+// uninterruptible sleep never does).
+const killWait = 30 * time.Second
+
+// procState is a process's state letter and name from /proc, for errors.
+func procState(pid int) string {
+	f, ok := statFields(pid)
+	if !ok || len(f) == 0 {
+		return "gone"
+	}
+	return f[0]
 }
 
 // exited reports whether the process died on its own, with its error.

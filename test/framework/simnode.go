@@ -50,6 +50,10 @@ type SimNodeOptions struct {
 	// cycle, before the daemon dies: what else goes down with the machine
 	// (a master's etcd member) and checks of the moment of disruption.
 	OnShutdown func(cause string)
+	// RebootDelay is how long a reboot or power cycle keeps the machine
+	// down (firmware, kernel, kubelet) before its daemon starts again;
+	// 0 reboots at once.
+	RebootDelay time.Duration
 	// RPMOstreeProfile is the rpm-ostree release the node runs (see
 	// osdouble.Profiles); default osdouble.DefaultProfile.
 	RPMOstreeProfile string
@@ -192,6 +196,7 @@ func (n *SimNode) daemonArgs() []string {
 		"--host=harness",
 		"--reboot-file=" + n.rebootFile,
 		"--boot-id-file=" + n.bootIDFile(),
+		"--cmdline-file=" + n.cmdlineFile(),
 		"--sysroot=" + n.Sysroot,
 		"--host-run=" + n.Run,
 		"--rpm-ostreed-pid-file=" + osdouble.DaemonPIDFile(n.Run),
@@ -216,6 +221,10 @@ func (n *SimNode) daemonEnv() []string {
 
 func (n *SimNode) bootIDFile() string { return filepath.Join(n.Run, "tandem", "boot_id") }
 
+// cmdlineFile is the simulated /proc/cmdline: the booted deployment's kernel
+// arguments, written at every boot as the bootloader hands them to the kernel.
+func (n *SimNode) cmdlineFile() string { return filepath.Join(n.Run, "tandem", "cmdline") }
+
 // newBoot gives the node a new boot id and records the boot.
 func (n *SimNode) newBoot(cause string) error {
 	if err := os.MkdirAll(filepath.Dir(n.bootIDFile()), 0o755); err != nil {
@@ -227,6 +236,9 @@ func (n *SimNode) newBoot(cause string) error {
 	d, err := osdouble.BootedDeployment(n.Sysroot)
 	if err != nil {
 		return fmt.Errorf("simnode %s: reading booted deployment: %w", n.Name, err)
+	}
+	if err := os.WriteFile(n.cmdlineFile(), []byte(strings.Join(d.Kargs, " ")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("simnode: %w", err)
 	}
 	ev := BootEvent{Cause: cause, Booted: *d, Time: time.Now()}
 	n.boots = append(n.boots, ev)
@@ -249,7 +261,12 @@ func (n *SimNode) killDaemon() {
 		return
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(killWait):
+		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
+	}
+	Untrack(cmd.Process.Pid)
 }
 
 // startRPMOstreed starts the node's transaction daemon; it dies with the
@@ -329,6 +346,15 @@ func (n *SimNode) boot(cause string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+	}
+	if d := n.opts.RebootDelay; d > 0 {
+		// Down, not locked: the harness still reads the node meanwhile.
+		n.mu.Unlock()
+		time.Sleep(d)
+		n.mu.Lock()
+		if n.stopped {
+			return errors.New("simnode stopped")
+		}
 	}
 	if err := n.newBoot(cause); err != nil {
 		return err

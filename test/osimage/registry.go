@@ -22,6 +22,7 @@ import (
 // they are small, and a registry started anew is empty.
 type Registry struct {
 	dir      string
+	gate     *blobGate
 	listener net.Listener
 	server   *http.Server
 	done     chan struct{}
@@ -42,10 +43,12 @@ func StartRegistry(ctx context.Context, dir string) (*Registry, error) {
 		registry.WithBlobHandler(&sizeStatBlobs{dir: dir, disk: registry.NewDiskBlobHandler(dir)}),
 		registry.Logger(log.New(io.Discard, "", 0)),
 	)
+	gate := &blobGate{next: handler}
 	r := &Registry{
 		dir:      dir,
+		gate:     gate,
 		listener: l,
-		server:   &http.Server{Handler: handler},
+		server:   &http.Server{Handler: gate},
 		done:     make(chan struct{}),
 	}
 	go func() {

@@ -77,6 +77,7 @@ func (w *World) startNodes(ctx context.Context) error {
 			InitialImage:    w.Images[0],
 			IOPolicy:        w.Opts.IOPolicy,
 			ExtraArgs:       w.Opts.DaemonArgs,
+			RebootDelay:     w.Opts.RebootDelay,
 			OnShutdown:      func(cause string) { w.monitor.onShutdown(ctx, n, cause) },
 			OnBoot:          func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, ev) },
 		}

@@ -30,6 +30,14 @@ type RolloutOptions struct {
 	TableEvery time.Duration
 	// Timeout bounds the rollout; default 20 minutes.
 	Timeout time.Duration
+	// EtcdBaseline is how long etcd's disk latency is sampled at rest
+	// before the update is published (Summary.EtcdSLO); default
+	// DefaultEtcdBaseline, negative for no etcd figures.
+	EtcdBaseline time.Duration
+	// Pools, when set, limits the update to these pools ("cluster/pool",
+	// e.g. "tenant/worker"): the others get no MachineConfig and must stay
+	// on their config and OS (bench-disruption measures one pool alone).
+	Pools []string
 }
 
 // UpdateFile is the file every node gets with the update.
@@ -46,6 +54,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	slo, baseline := w.etcdBaseline(ctx, o.EtcdBaseline)
 	start := time.Now()
 	before := map[string]string{}
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
@@ -69,8 +78,12 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if err := setPoolsPaused(ctx, w.Tenant, true); err != nil {
 		return nil, err
 	}
+	w.unchanged = o.unchangedPools(w)
 	for _, c := range []*Cluster{w.Infra, w.Tenant} {
 		for pool := range c.Pools {
+			if w.unchanged[c.Name+"/"+pool] {
+				continue
+			}
 			files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
 			if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {
 				return nil, err
@@ -80,6 +93,10 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	targets := map[string]string{}
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
 		for pool := range c.Pools {
+			if w.unchanged[c.Name+"/"+pool] {
+				targets[c.Name+"/"+pool] = before[c.Name+"/"+pool]
+				continue
+			}
 			cfg, err := renderedConfig(ctx, c, pool, before[c.Name+"/"+pool])
 			if err != nil {
 				return nil, err
@@ -87,7 +104,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 			targets[c.Name+"/"+pool] = cfg
 		}
 	}
-	if err := w.waitHostsClaimed(ctx); err != nil {
+	if err := w.waitHostsClaimed(ctx, w.unchanged); err != nil {
 		return nil, err
 	}
 	if err := setPoolsPaused(ctx, w.Tenant, false); err != nil {
@@ -134,6 +151,9 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		printTable(o.Table, rows, time.Since(start))
 	}
 	sum := w.summarize(rows, time.Since(start), o)
+	if slo != nil {
+		sum.EtcdSLO = slo.stop(context.WithoutCancel(ctx), baseline)
+	}
 	if err != nil {
 		return sum, fmt.Errorf("rollout did not converge in %s: %w", o.Timeout, err)
 	}
@@ -187,6 +207,9 @@ func (w *World) observe(ctx context.Context, targets map[string]string) ([]Row, 
 			}
 			r.Reboots = len(n.Sim.Boots()) - 1
 			want, _ := ostree.ImageDigest(w.Images[1])
+			if w.unchanged[c.Name+"/"+n.Pool] {
+				want, _ = ostree.ImageDigest(w.Images[0])
+			}
 			r.Done = r.Current == r.Target && r.State == constants.MachineConfigDaemonStateDone && !r.Cordoned && r.BootedImage == want
 			all = all && r.Done
 			rows = append(rows, r)
@@ -218,7 +241,7 @@ func setPoolsPaused(ctx context.Context, c *Cluster, paused bool) error {
 // waitHostsClaimed waits until every DPU host has a Drain HostMaintenance
 // the tenant controller has seen (it wrote a status): from then on the
 // tenant planner leaves the host to the maintenance.
-func (w *World) waitHostsClaimed(ctx context.Context) error {
+func (w *World) waitHostsClaimed(ctx context.Context, unchanged map[string]bool) error {
 	hms, err := dpu.NewHostMaintenances(w.Tenant.CP.RESTConfig)
 	if err != nil {
 		return err
@@ -237,7 +260,7 @@ func (w *World) waitHostsClaimed(ctx context.Context) error {
 		}
 		unclaimed = nil
 		for _, name := range w.Order {
-			if n := w.Nodes[name]; n.Cluster == w.Infra && n.Pair != "" && !claimed[n.Pair] {
+			if n := w.Nodes[name]; n.Cluster == w.Infra && n.Pair != "" && !claimed[n.Pair] && !unchanged[n.Cluster.Name+"/"+n.Pool] {
 				unclaimed = append(unclaimed, n.Pair)
 			}
 		}

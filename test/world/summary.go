@@ -26,6 +26,9 @@ type Summary struct {
 	Reboots            map[string]int
 	Invariants         []Invariant
 	NotDone            []string
+	// EtcdSLO is etcd's disk latency before and during the rollout; nil
+	// when not sampled.
+	EtcdSLO *EtcdSLO
 }
 
 // Invariant is one checked property.
@@ -142,6 +145,11 @@ func (s *Summary) Print(out io.Writer) {
 	_ = tw.Flush()
 	fmt.Fprintf(out, "etcd leader changes: %d (initial leader %s, masters rebooted in order %v)\n", s.LeaderChanges, s.InitialLeader, s.MasterOrder)
 	fmt.Fprintf(out, "apiserver writes during the rollout: %d, failed: %d\n", s.Writes, s.Failed)
+	if e := s.EtcdSLO; e != nil {
+		fmt.Fprintf(out, "etcd disk p99 (all members; %s at rest, then the rollout): WAL fsync %.2f -> %.2f ms, backend commit %.2f -> %.2f ms (%d -> %d fsyncs, %d scrapes failed)\n",
+			e.Baseline, e.WALFsyncP99Before, e.WALFsyncP99During, e.CommitP99Before, e.CommitP99During, e.WALSamplesBefore, e.WALSamplesDuring, e.ScrapeErrors)
+		fmt.Fprintln(out, e.Line())
+	}
 	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
 	fmt.Fprintln(out, "invariants:")
 	for _, i := range s.Invariants {

@@ -32,7 +32,8 @@ type Options struct {
 	Masters int
 	// Workers is the number of tenant workers; default 6.
 	Workers int
-	// DPUs is how many workers carry a DPU (the first ones); default Workers/2.
+	// DPUs is how many workers carry a DPU (the first ones); default
+	// Workers/2, negative for none.
 	DPUs int
 	// ImageBytes is the size of each synthesized OS image; default 16 MiB.
 	ImageBytes int64
@@ -48,6 +49,9 @@ type Options struct {
 	// Replicas of the workload Deployment (its PDB keeps all but one
 	// available); default Workers-1.
 	Replicas int
+	// RebootDelay keeps a rebooting node down this long before its daemon
+	// starts again (a real reboot takes a minute); default 0.
+	RebootDelay time.Duration
 	// Logf receives progress lines; default klog.
 	Logf func(format string, args ...any)
 }
@@ -61,6 +65,8 @@ func (o *Options) defaults() error {
 	}
 	if o.DPUs == 0 {
 		o.DPUs = o.Workers / 2
+	} else if o.DPUs < 0 {
+		o.DPUs = 0
 	}
 	if o.ImageBytes == 0 {
 		o.ImageBytes = 16 << 20
@@ -135,6 +141,9 @@ type World struct {
 
 	bins    binaries
 	monitor *Monitor
+	// unchanged are the pools the running rollout leaves alone
+	// (RolloutOptions.Pools).
+	unchanged map[string]bool
 
 	mu      sync.Mutex
 	stopped bool
@@ -176,7 +185,10 @@ func Start(ctx context.Context, o Options) (_ *World, retErr error) {
 	return w, nil
 }
 
-// Stop stops every process the world started. Safe to call twice.
+// Stop stops every process the world started. Safe to call twice. The
+// parts stop in parallel, each with a short grace before SIGKILL, so that
+// Ctrl-C of make run ends within seconds; anything left behind (and
+// everything after kill -9) is killed by the framework's reaper.
 func (w *World) Stop() {
 	w.mu.Lock()
 	if w.stopped {
@@ -188,25 +200,39 @@ func (w *World) Stop() {
 	if w.monitor != nil {
 		w.monitor.stop()
 	}
+	parallel := func(fs ...func()) {
+		var wg sync.WaitGroup
+		for _, f := range fs {
+			wg.Add(1)
+			go func() { defer wg.Done(); f() }()
+		}
+		wg.Wait()
+	}
+	var nodes []func()
 	for _, n := range w.Nodes {
 		if n.Sim != nil {
-			_ = n.Sim.Stop()
+			nodes = append(nodes, func() { _ = n.Sim.Stop() })
 		}
 	}
+	parallel(nodes...)
+	var clusters []func()
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
 		if c == nil {
 			continue
 		}
-		if c.controller != nil {
-			c.controller.stop()
-		}
-		if c.Kwok != nil {
-			_ = c.Kwok.Stop()
-		}
-		if c.CP != nil {
-			_ = c.CP.Stop()
-		}
+		clusters = append(clusters, func() {
+			if c.controller != nil {
+				c.controller.stop(5 * time.Second)
+			}
+			if c.Kwok != nil {
+				_ = c.Kwok.Stop()
+			}
+			if c.CP != nil {
+				_ = c.CP.Stop()
+			}
+		})
 	}
+	parallel(clusters...)
 	if w.Etcd != nil {
 		_ = w.Etcd.Stop()
 	}

@@ -10,10 +10,13 @@ import (
 	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 )
@@ -36,6 +39,18 @@ type Config struct {
 	// PairingConfigMap: "<namespace>/<name>" of the dpu-network-operator's
 	// env-overrides ConfigMap in the infra cluster; empty: annotations only.
 	PairingConfigMap string
+	// AnnounceWait (tenant): how long a paired host's new update waits for
+	// its DPU to ask for maintenance, so that one drain serves both.
+	AnnounceWait time.Duration
+	// NodeMaintenance (tenant): serve the dpu-network-operator's medik8s
+	// NodeMaintenance objects: "auto" (when the API is served), "true", "false".
+	NodeMaintenance string
+	// OutageGrace and OutageRecovery (infra): a DPU down this long gets its
+	// host tainted; back this long, the taint goes.
+	OutageGrace, OutageRecovery time.Duration
+	// RequiredDaemonSets (infra): comma-separated namespace/name of the
+	// DaemonSets a DPU must run a Ready pod of to count as up.
+	RequiredDaemonSets string
 }
 
 // BindFlags registers the DPU flags on fs.
@@ -47,6 +62,71 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.DrainOnDemand, "dpu-drain-on-demand", false, "infra side, leader mode: request a host's drain only when its DPU's grant is due (default: as soon as the DPU needs an update)")
 	fs.DurationVar(&c.HoldThreshold, "dpu-hold-threshold", time.Hour, "report a tenant host that holds an infra update back longer than this")
 	fs.StringVar(&c.PairingConfigMap, "dpu-pairing-configmap", "", "namespace/name of the dpu-network-operator env-overrides ConfigMap to import TENANT_K8S_NODE pairings from")
+	fs.DurationVar(&c.AnnounceWait, "dpu-announce-wait", 2*time.Minute, "tenant side: how long a DPU host's new update waits for its DPU to ask for maintenance, so that one drain and one reboot serve both (0: no wait)")
+	fs.StringVar(&c.NodeMaintenance, "dpu-node-maintenance", "auto", "tenant side: serve the dpu-network-operator's NodeMaintenance objects (dpu-tenant-<host>) as Drain holds: auto (if the API is served), true or false")
+	fs.DurationVar(&c.OutageGrace, "dpu-outage-grace", time.Minute, "infra side: taint the tenant host NoSchedule once its DPU has been down this long (0: never)")
+	fs.DurationVar(&c.OutageRecovery, "dpu-outage-recovery", 30*time.Second, "infra side: remove the taint once the DPU has been back this long")
+	fs.StringVar(&c.RequiredDaemonSets, "dpu-required-daemonsets", "", "infra side: comma-separated namespace/name of DaemonSets that must run a Ready pod on a DPU for it to count as up")
+}
+
+// announceWait maps the flag's 0 ("no wait") to the options' negative.
+func (c Config) announceWait() time.Duration {
+	if c.AnnounceWait == 0 {
+		return -1
+	}
+	return c.AnnounceWait
+}
+
+// outageGrace maps the flag's 0 ("never") to the options' negative.
+func (c Config) outageGrace() time.Duration {
+	if c.OutageGrace == 0 {
+		return -1
+	}
+	return c.OutageGrace
+}
+
+// requiredDaemonSets parses RequiredDaemonSets.
+func (c Config) requiredDaemonSets() ([]types.NamespacedName, error) {
+	var out []types.NamespacedName
+	for _, s := range strings.Split(c.RequiredDaemonSets, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		ns, name, ok := strings.Cut(s, "/")
+		if !ok || ns == "" || name == "" {
+			return nil, fmt.Errorf("--dpu-required-daemonsets %q: want namespace/name[,namespace/name...]", c.RequiredDaemonSets)
+		}
+		out = append(out, types.NamespacedName{Namespace: ns, Name: name})
+	}
+	return out, nil
+}
+
+// nodeMaintenances returns the client to serve NodeMaintenance objects
+// with, or nil when they are not served.
+func (c Config) nodeMaintenances(cfg *rest.Config) (dynamic.Interface, error) {
+	switch c.NodeMaintenance {
+	case "false":
+		return nil, nil
+	case "true", "auto", "":
+	default:
+		return nil, fmt.Errorf("--dpu-node-maintenance %q: want auto, true or false", c.NodeMaintenance)
+	}
+	if c.NodeMaintenance != "true" {
+		d, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		served, err := NodeMaintenanceServed(d)
+		if err != nil {
+			return nil, err
+		}
+		if !served {
+			klog.InfoS("The NodeMaintenance API is not served; not serving the dpu-network-operator's NodeMaintenance objects",
+				"api", NodeMaintenanceGVR.GroupVersion().String())
+			return nil, nil
+		}
+	}
+	return dynamic.NewForConfig(cfg)
 }
 
 // Setup builds the DPU controllers this configuration asks for on the
@@ -58,13 +138,23 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 // controller (node.Options.Admission): the tenant side admits disruption
 // against the same maxUnavailable as the planner.
 func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinformers.NodeInformer,
-	pools mcfginformers.MachineConfigPoolInformer, admission *node.Admission, reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
+	pools mcfginformers.MachineConfigPoolInformer, configs mcfginformers.MachineConfigInformer, admission *node.Admission,
+	reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
+	required, err := c.requiredDaemonSets()
+	if err != nil {
+		return nil, nil, err
+	}
 	if c.Tenant {
 		hm, err := NewHostMaintenances(cfg)
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission})
+		nms, err := c.nodeMaintenances(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission,
+			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)
 		}
@@ -89,7 +179,8 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 			cm = types.NamespacedName{Namespace: ns, Name: name}
 		}
 		i, err := NewInfraController(kube, hm, nodes, pools, InfraOptions{Mode: Mode(c.Mode), DisableHostReboot: !c.RebootHost,
-			DrainOnDemand: c.DrainOnDemand, HoldThreshold: c.HoldThreshold, PairingConfigMap: cm, Registerer: reg})
+			DrainOnDemand: c.DrainOnDemand, HoldThreshold: c.HoldThreshold, PairingConfigMap: cm, Registerer: reg,
+			OutageGrace: c.outageGrace(), OutageRecovery: c.OutageRecovery, RequiredDaemonSets: required})
 		if err != nil {
 			return nil, nil, fmt.Errorf("dpu pairing controller: %w", err)
 		}

@@ -11,11 +11,15 @@ func TestConfigFlags(t *testing.T) {
 		args []string
 		want Config
 	}{
-		{nil, Config{Mode: "leader", RebootHost: true, HoldThreshold: time.Hour}},
+		{nil, Config{Mode: "leader", RebootHost: true, HoldThreshold: time.Hour, AnnounceWait: 2 * time.Minute,
+			NodeMaintenance: "auto", OutageGrace: time.Minute, OutageRecovery: 30 * time.Second}},
 		{[]string{"--dpu-tenant", "--dpu-tenant-kubeconfig=/k", "--dpu-mode=external", "--dpu-reboot-host=false",
-			"--dpu-drain-on-demand", "--dpu-hold-threshold=2h", "--dpu-pairing-configmap=ns/env-overrides"},
+			"--dpu-drain-on-demand", "--dpu-hold-threshold=2h", "--dpu-pairing-configmap=ns/env-overrides",
+			"--dpu-announce-wait=30s", "--dpu-node-maintenance=false", "--dpu-outage-grace=45s", "--dpu-outage-recovery=1m",
+			"--dpu-required-daemonsets=openshift-ovn-kubernetes/ovnkube-node"},
 			Config{Tenant: true, TenantKubeconfig: "/k", Mode: "external", DrainOnDemand: true, HoldThreshold: 2 * time.Hour,
-				PairingConfigMap: "ns/env-overrides"}},
+				PairingConfigMap: "ns/env-overrides", AnnounceWait: 30 * time.Second, NodeMaintenance: "false",
+				OutageGrace: 45 * time.Second, OutageRecovery: time.Minute, RequiredDaemonSets: "openshift-ovn-kubernetes/ovnkube-node"}},
 	}
 	for _, tt := range tests {
 		var c Config
@@ -33,12 +37,17 @@ func TestConfigFlags(t *testing.T) {
 func TestConfigSetupRejectsBadInput(t *testing.T) {
 	for _, c := range []Config{
 		{TenantKubeconfig: "/nonexistent/kubeconfig"},
+		{RequiredDaemonSets: "ovnkube-node"},
+		{RequiredDaemonSets: "ns/a,/b"},
 	} {
-		if _, _, err := c.Setup(nil, nil, nil, nil, nil, nil); err == nil {
+		if _, _, err := c.Setup(nil, nil, nil, nil, nil, nil, nil); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
-	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
+	if _, err := (Config{NodeMaintenance: "sometimes"}).nodeMaintenances(nil); err == nil {
+		t.Error("--dpu-node-maintenance=sometimes: no error")
+	}
+	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
 		t.Errorf("nothing configured: got %v %v %v", gates, runs, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,16 @@ type InfraOptions struct {
 	Recorder record.EventRecorder
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// OutageGrace: a paired DPU down (Node not Ready, or a required
+	// DaemonSet without a Ready pod on it) this long gets its host tainted
+	// NoSchedule. Default 1m; negative: never.
+	OutageGrace time.Duration
+	// OutageRecovery: a tainted host's DPU must be back this long before the
+	// taint goes (a flapping DPU keeps it). Default 30s.
+	OutageRecovery time.Duration
+	// RequiredDaemonSets must each run a Ready pod on a DPU for it to be up
+	// (e.g. the DPU's ovnkube-node); none: the Node's Ready condition only.
+	RequiredDaemonSets []types.NamespacedName
 }
 
 func (o *InfraOptions) setDefaults() error {
@@ -95,6 +106,12 @@ func (o *InfraOptions) setDefaults() error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.OutageGrace == 0 {
+		o.OutageGrace = time.Minute
+	}
+	if o.OutageRecovery <= 0 {
+		o.OutageRecovery = 30 * time.Second
+	}
 	return nil
 }
 
@@ -114,16 +131,19 @@ type InfraController struct {
 	metrics  *infraMetrics
 
 	cmInformer cache.SharedIndexInformer // nil without PairingConfigMap
+	pods       *daemonSetPods            // nil without RequiredDaemonSets
 
 	mu      sync.Mutex
 	waiting map[string]wait1 // infra node -> the planner's current wait for its host
 }
 
-// wait1 is one wait of the planner for a host's drain.
+// wait1 is one wait of the planner for a host's drain. Its start is also
+// written on the infra node (TenantHoldSinceAnnotation), which is what
+// counts: a restarted controller carries on from there.
 type wait1 struct {
 	host    string
 	since   time.Time
-	overdue bool // announced
+	overdue bool // announced by this process
 }
 
 // NewInfraController wires the infra side. infra is the infra cluster's
@@ -170,6 +190,12 @@ func NewInfraController(infra kubernetes.Interface, tenant *HostMaintenances, no
 			return nil, err
 		}
 	}
+	if len(opts.RequiredDaemonSets) > 0 {
+		if c.pods, err = newDaemonSetPods(infra, opts.RequiredDaemonSets, opts.Now, c.enqueueNodeName); err != nil {
+			return nil, err
+		}
+		c.synced = append(c.synced, c.pods.synced...)
+	}
 	if _, err := nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueueNode(obj) },
 		UpdateFunc: func(old, cur any) {
@@ -197,7 +223,19 @@ func NewInfraController(infra kubernetes.Interface, tenant *HostMaintenances, no
 func infraNodeChanged(o, n *corev1.Node) bool {
 	return !equalViews(node.ViewOfNode(o), node.ViewOfNode(n)) ||
 		o.Annotations[constants.TenantNodeAnnotation] != n.Annotations[constants.TenantNodeAnnotation] ||
-		o.Annotations[constants.HostMaintenanceCycleAnnotation] != n.Annotations[constants.HostMaintenanceCycleAnnotation]
+		o.Annotations[constants.HostMaintenanceCycleAnnotation] != n.Annotations[constants.HostMaintenanceCycleAnnotation] ||
+		o.Annotations[constants.TenantHoldSinceAnnotation] != n.Annotations[constants.TenantHoldSinceAnnotation] ||
+		!readySince(o).Equal(readySince(n))
+}
+
+// readySince is the Ready condition's last transition time.
+func readySince(n *corev1.Node) time.Time {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
 }
 
 func equalViews(a, b node.NodeView) bool {
@@ -213,6 +251,8 @@ func (c *InfraController) enqueueNode(obj any) {
 		c.queue.Add(n.Name)
 	}
 }
+
+func (c *InfraController) enqueueNodeName(name string) { c.queue.Add(name) }
 
 func (c *InfraController) enqueueAll() {
 	nodes, err := c.nodes.List(labels.Everything())
@@ -254,13 +294,17 @@ func (c *InfraController) Run(ctx context.Context, workers int) error {
 	if c.cmInformer != nil {
 		go c.cmInformer.RunWithContext(ctx)
 	}
+	if c.pods != nil {
+		c.pods.run(ctx)
+	}
 	stop := c.events.start()
 	defer stop()
 	if err := queue.WaitForCaches(ctx, "dpupairing", "dpu pairing controller: caches", c.synced...); err != nil {
 		return err
 	}
 	logger.Info("Starting DPU pairing controller (infra)", "mode", c.opts.Mode, "rebootHost", !c.opts.DisableHostReboot,
-		"drainAhead", !c.opts.DrainOnDemand, "holdThreshold", c.opts.HoldThreshold)
+		"drainAhead", !c.opts.DrainOnDemand, "holdThreshold", c.opts.HoldThreshold, "outageGrace", c.opts.OutageGrace,
+		"requiredDaemonSets", c.opts.RequiredDaemonSets)
 	c.enqueueAll()
 	queue.Workers{
 		Queue:          c.queue,
@@ -275,70 +319,117 @@ func (c *InfraController) Run(ctx context.Context, workers int) error {
 // Sync decides and applies for one infra node.
 func (c *InfraController) Sync(ctx context.Context, name string) (time.Duration, error) {
 	logger := klog.FromContext(ctx).WithValues("node", name)
-	n, err := c.nodes.Get(name)
+	// The node is read from the apiserver, not the cache: its cycle
+	// annotation is this controller's own write, and a cache that still
+	// shows a cycle it just closed makes it ask for the host's Reboot again,
+	// then delete that request while the host reboots (found by the node
+	// planner's property test, pkg/controller/node, seed 287).
+	n, err := c.infra.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		c.forgetWait(name)
-		return 0, nil
+		c.metrics.hostTainted.DeletePartialMatch(prometheus.Labels{"infra_node": name})
+		return 0, c.deleteRequestsOf(ctx, name)
 	}
 	if err != nil {
 		return 0, err
 	}
 	host := c.hostOf(n)
-	c.reportWait(ctx, n, host)
-	if c.opts.Mode != ModeLeader {
-		return c.requeueWhileWaiting(name), nil
-	}
 	pools, err := c.pools.List(labels.Everything())
 	if err != nil {
 		return 0, err
 	}
 	pool, err := node.PrimaryPool(pools, n)
-	if err != nil || pool == nil {
+	if err != nil {
 		return 0, err
+	}
+	v := node.ViewOfNode(n)
+	waitable := pool != nil && !pool.Spec.Paused && pool.Spec.Configuration.Name != "" && v.Current != pool.Spec.Configuration.Name
+	if err := c.reportWait(ctx, n, host, waitable); err != nil {
+		return 0, err
+	}
+	if c.opts.Mode != ModeLeader || pool == nil {
+		return c.requeueWhileWaiting(name), nil
 	}
 	record, hasCycle := n.Annotations[constants.HostMaintenanceCycleAnnotation]
 	s := InfraSnapshot{
 		Pool:       InfraPool{Name: pool.Name, Target: pool.Spec.Configuration.Name, Paused: pool.Spec.Paused},
-		Node:       node.ViewOfNode(n),
+		Node:       v,
 		Host:       host,
 		CycleFrom:  record,
 		HasCycle:   hasCycle,
 		Drain:      c.request(DrainRequestName(name)),
 		Reboot:     c.request(RebootRequestName(name)),
+		Pair:       c.request(PairRequestName(name)),
 		Wanted:     c.isWaiting(name),
 		RebootHost: !c.opts.DisableHostReboot,
 		Ahead:      !c.opts.DrainOnDemand,
 	}
-	for _, a := range DecideInfra(s) {
+	actions := DecideInfra(s)
+	outage, outageRecheck := c.decideOutage(n, host, granted(n))
+	actions = append(actions, outage...)
+	tainted := c.request(OutageRequestName(name)) != nil
+	for _, a := range actions {
 		if err := c.apply(ctx, n, host, pool.Spec.Configuration.Name, record, a); err != nil {
 			return 0, err
 		}
+		if a.Name == OutageRequestName(name) {
+			tainted = a.Kind == CreateRequest
+		}
 		logger.V(2).Info("Applied", "action", a.Kind, "request", a.Name, "host", host)
 	}
-	if d := c.requeueWhileWaiting(name); d > 0 {
-		return d, nil
+	c.metrics.hostTainted.DeletePartialMatch(prometheus.Labels{"infra_node": name})
+	if host != "" {
+		c.metrics.hostTainted.WithLabelValues(name, host).Set(map[bool]float64{true: 1}[tainted])
 	}
-	if hasCycle || s.Drain != nil || s.Reboot != nil {
-		return c.opts.Resync, nil
+	requeue := c.requeueWhileWaiting(name)
+	if requeue == 0 && (hasCycle || s.Drain != nil || s.Reboot != nil) {
+		requeue = c.opts.Resync
 	}
-	return 0, nil
+	if outageRecheck > 0 && (requeue == 0 || outageRecheck < requeue) {
+		requeue = outageRecheck + 10*time.Millisecond
+	}
+	return requeue, nil
 }
 
-// requeueWhileWaiting looks again at a waiting node on the resync, or when
-// its wait will pass the threshold, whichever comes first.
-func (c *InfraController) requeueWhileWaiting(name string) time.Duration {
-	c.mu.Lock()
-	w, ok := c.waiting[name]
-	c.mu.Unlock()
-	if !ok {
-		return 0
+// decideOutage is DecideOutage on what the caches show of the node.
+func (c *InfraController) decideOutage(n *corev1.Node, host string, planned bool) ([]InfraAction, time.Duration) {
+	if c.opts.OutageGrace < 0 {
+		return nil, 0
 	}
-	if !w.overdue {
-		if left := w.since.Add(c.opts.HoldThreshold).Sub(c.opts.Now()); left > 0 && left < c.opts.Resync {
-			return left + 10*time.Millisecond
+	in := OutageInput{Node: n.Name, Host: host, Ready: nodeIsReady(n), ReadySince: readySince(n),
+		Taint: c.request(OutageRequestName(n.Name)), Planned: planned, Now: c.opts.Now(),
+		Grace: c.opts.OutageGrace, Recovery: c.opts.OutageRecovery}
+	if c.pods != nil {
+		in.Missing, in.UpSince = c.pods.state(n.Name)
+	}
+	return DecideOutage(in)
+}
+
+// nodeIsReady reports the Node's Ready condition (True).
+func nodeIsReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
 		}
 	}
-	return c.opts.Resync
+	return false
+}
+
+// deleteRequestsOf deletes the tenant requests of an infra node that is
+// gone: its host is released, untainted and unpaired.
+func (c *InfraController) deleteRequestsOf(ctx context.Context, name string) error {
+	if c.opts.Mode != ModeLeader {
+		return nil
+	}
+	for _, req := range []string{RebootRequestName(name), DrainRequestName(name), OutageRequestName(name), PairRequestName(name)} {
+		if c.request(req) == nil {
+			continue
+		}
+		if err := c.tenant.Delete(ctx, req, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting HostMaintenance %s of the deleted infra node %s: %w", req, name, err)
+		}
+	}
+	return nil
 }
 
 func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, target, record string, a InfraAction) error {
@@ -362,10 +453,13 @@ func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, targe
 		}
 		c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventHostMaintenance, "Tenant host %s maintenance cycle for %s closed", host, target)
 	case CreateRequest:
+		reason := a.Reason
+		if reason == "" {
+			reason = requestReason(a.Action, n.Name, target)
+		}
 		hm := &dpuv1.HostMaintenance{
 			ObjectMeta: metav1.ObjectMeta{Name: a.Name, Annotations: map[string]string{constants.InfraNodeAnnotation: n.Name}},
-			Spec: dpuv1.HostMaintenanceSpec{NodeName: host, Action: a.Action, Requester: c.opts.Requester,
-				Reason: requestReason(a.Action, n.Name, target)},
+			Spec:       dpuv1.HostMaintenanceSpec{NodeName: host, Action: a.Action, Requester: c.opts.Requester, Reason: reason},
 		}
 		if _, err := c.tenant.Create(ctx, hm); err != nil {
 			if apierrors.IsAlreadyExists(err) {
@@ -374,11 +468,21 @@ func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, targe
 			return fmt.Errorf("creating HostMaintenance %s in the tenant cluster: %w", a.Name, err)
 		}
 		c.metrics.requests.WithLabelValues(string(a.Action)).Inc()
-		c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventHostMaintenance, "Asked the tenant cluster to %s host %s (HostMaintenance %s)",
-			map[dpuv1.HostMaintenanceAction]string{dpuv1.ActionDrain: "drain", dpuv1.ActionReboot: "reboot"}[a.Action], host, a.Name)
+		switch a.Action {
+		case dpuv1.ActionTaint:
+			c.events.recorder.Eventf(n, corev1.EventTypeWarning, EventDPUNotReady, "%s; asked the tenant cluster to taint host %s (HostMaintenance %s)",
+				reason, host, a.Name)
+		case dpuv1.ActionPair:
+		default:
+			c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventHostMaintenance, "Asked the tenant cluster to %s host %s (HostMaintenance %s)",
+				strings.ToLower(string(a.Action)), host, a.Name)
+		}
 	case DeleteRequest:
 		if err := c.tenant.Delete(ctx, a.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting HostMaintenance %s in the tenant cluster: %w", a.Name, err)
+		}
+		if a.Name == OutageRequestName(n.Name) {
+			c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventDPUReady, "DPU %s is back; asked the tenant cluster to untaint host %s", n.Name, host)
 		}
 	}
 	return nil
@@ -421,90 +525,6 @@ func (c *InfraController) hostOf(n *corev1.Node) string {
 	return TenantHostOf(n, imported)
 }
 
-// verdict is the gate's decision for one infra node. A veto starts (or
-// continues) the node's wait, which the node's sync reports and, on demand,
-// answers with a drain request.
-func (c *InfraController) verdict(x, host string) (bool, string) {
-	now := c.opts.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w, ok := c.waiting[x]
-	fresh := !ok || w.host != host
-	if fresh {
-		w = wait1{host: host, since: now}
-	}
-	allowed, reason, _ := GateVerdict(GateInput{Mode: c.opts.Mode, Node: x, Host: host, Requests: c.requestsFor(host),
-		WaitingSince: w.since, Now: now, Threshold: c.opts.HoldThreshold})
-	switch {
-	case allowed:
-		delete(c.waiting, x)
-	case fresh:
-		c.waiting[x] = w
-		c.queue.Add(x)
-	}
-	return allowed, reason
-}
-
-// reportWait keeps the hold metrics and the overdue event of one infra node.
-func (c *InfraController) reportWait(ctx context.Context, n *corev1.Node, host string) {
-	c.mu.Lock()
-	w, ok := c.waiting[n.Name]
-	c.mu.Unlock()
-	labels := prometheus.Labels{"infra_node": n.Name}
-	if !ok {
-		c.metrics.holdSeconds.DeletePartialMatch(labels)
-		c.metrics.holdOverdue.DeletePartialMatch(labels)
-		return
-	}
-	now := c.opts.Now()
-	allowed, reason, overdue := GateVerdict(GateInput{Mode: c.opts.Mode, Node: n.Name, Host: host, Requests: c.requestsFor(host),
-		WaitingSince: w.since, Now: now, Threshold: c.opts.HoldThreshold})
-	if allowed || host == "" || granted(n) {
-		// Drained (the planner grants on its next pass), unpaired, or granted.
-		c.forgetWait(n.Name)
-		if w.overdue {
-			c.events.recorder.Eventf(n, corev1.EventTypeNormal, EventTenantHoldResolved, "Tenant host %s no longer holds the update back", w.host)
-		}
-		return
-	}
-	c.metrics.holdSeconds.WithLabelValues(n.Name, host).Set(now.Sub(w.since).Seconds())
-	val := 0.0
-	if overdue {
-		val = 1
-		if !w.overdue {
-			w.overdue = true
-			c.mu.Lock()
-			c.waiting[n.Name] = w
-			c.mu.Unlock()
-			klog.FromContext(ctx).Info("Tenant holds an infra update back", "node", n.Name, "host", host, "reason", reason)
-			c.events.recorder.Event(n, corev1.EventTypeWarning, EventTenantHoldOverdue, reason)
-		}
-	}
-	c.metrics.holdOverdue.WithLabelValues(n.Name, host).Set(val)
-}
-
-// granted reports whether the infra node has a grant in hand (desiredConfig
-// differs from currentConfig): the planner no longer waits for it.
-func granted(n *corev1.Node) bool {
-	v := node.ViewOfNode(n)
-	return v.Desired != "" && v.Desired != v.Current
-}
-
-func (c *InfraController) isWaiting(x string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.waiting[x]
-	return ok
-}
-
-func (c *InfraController) forgetWait(x string) {
-	c.mu.Lock()
-	delete(c.waiting, x)
-	c.mu.Unlock()
-	c.metrics.holdSeconds.DeletePartialMatch(prometheus.Labels{"infra_node": x})
-	c.metrics.holdOverdue.DeletePartialMatch(prometheus.Labels{"infra_node": x})
-}
-
 // infraGate is the infra planner's DisruptionGate.
 type infraGate struct{ c *InfraController }
 
@@ -519,5 +539,5 @@ func (g infraGate) MayDisrupt(_ node.PoolView, v node.NodeView) (bool, string) {
 	if host == "" {
 		return true, ""
 	}
-	return g.c.verdict(v.Name, host)
+	return g.c.verdict(n, host)
 }

@@ -33,9 +33,10 @@ type InfraSnapshot struct {
 	// CycleFrom is HostMaintenanceCycleAnnotation's value; HasCycle its presence.
 	CycleFrom string
 	HasCycle  bool
-	// Drain and Reboot are this node's requests in the tenant cluster
-	// (looked up by DrainRequestName/RebootRequestName); nil when absent.
-	Drain, Reboot *dpuv1.HostMaintenance
+	// Drain, Reboot and Pair are this node's requests in the tenant cluster
+	// (looked up by DrainRequestName/RebootRequestName/PairRequestName);
+	// nil when absent.
+	Drain, Reboot, Pair *dpuv1.HostMaintenance
 	// Wanted: the infra planner asked the gate to grant the node.
 	Wanted bool
 	// RebootHost: ask for a host reboot after the infra node rebooted.
@@ -60,7 +61,8 @@ const (
 	OpenCycle InfraActionKind = "OpenCycle"
 	// CloseCycle removes HostMaintenanceCycleAnnotation from the infra node.
 	CloseCycle InfraActionKind = "CloseCycle"
-	// CreateRequest creates Name asking Action of the tenant host.
+	// CreateRequest creates Name asking Action of the tenant host, with
+	// Reason when set.
 	CreateRequest InfraActionKind = "CreateRequest"
 	// DeleteRequest deletes the request Name.
 	DeleteRequest InfraActionKind = "DeleteRequest"
@@ -72,6 +74,7 @@ type InfraAction struct {
 	From   string                      // OpenCycle
 	Name   string                      // CreateRequest, DeleteRequest
 	Action dpuv1.HostMaintenanceAction // CreateRequest
+	Reason string                      // CreateRequest; "" for the default
 	// Warning, when set, is recorded as a warning event on the infra node.
 	Warning string
 }
@@ -98,7 +101,33 @@ type InfraAction struct {
 //
 // Closing before deleting means a crash in between leaves requests without
 // a cycle, which the next decision deletes; it never re-asks for a reboot.
+//
+// Apart from cycles, a paired node keeps a Pair request for its host (the
+// tenant then knows the host has a DPU, and reports the host's pending
+// update in it); an unpaired node has none. A host whose own update is
+// pending (the Pair's status.pendingUpdate) opens the cycle at once even
+// on demand, so that the host's update drain serves the DPU too.
 func DecideInfra(s InfraSnapshot) []InfraAction {
+	return append(decidePair(s), decideCycle(s)...)
+}
+
+func decidePair(s InfraSnapshot) []InfraAction {
+	switch {
+	case s.Host != "" && s.Pair == nil:
+		return []InfraAction{{Kind: CreateRequest, Name: PairRequestName(s.Node.Name), Action: dpuv1.ActionPair,
+			Reason: fmt.Sprintf("host %s has DPU %s; its updates are coordinated with the DPU's", s.Host, s.Node.Name)}}
+	case s.Host != "" && s.Pair.Spec.NodeName != s.Host, s.Host == "" && s.Pair != nil:
+		return []InfraAction{{Kind: DeleteRequest, Name: PairRequestName(s.Node.Name)}}
+	}
+	return nil
+}
+
+// hostUpdatePending: the tenant reports the host's own update pending.
+func (s InfraSnapshot) hostUpdatePending() bool {
+	return s.Pair != nil && s.Pair.Spec.NodeName == s.Host && s.Pair.Status.PendingUpdate != ""
+}
+
+func decideCycle(s InfraSnapshot) []InfraAction {
 	x := s.Node.Name
 	drainName, rebootName := DrainRequestName(x), RebootRequestName(x)
 	deletes := func() []InfraAction {
@@ -127,7 +156,15 @@ func DecideInfra(s InfraSnapshot) []InfraAction {
 		if s.Reboot != nil {
 			out = append(out, InfraAction{Kind: DeleteRequest, Name: rebootName})
 		}
-		if needs && !granted && !s.Pool.Paused && (s.Ahead || s.Wanted) {
+		if granted && s.Drain != nil {
+			// Granted on the Drain of a cycle that was closing (the gate saw
+			// it Drained, the close had not deleted it yet): the host must
+			// stay held while the node reboots for this update. Adopt the
+			// Drain in a new cycle instead of deleting it (found by the node
+			// planner's property test, pkg/controller/node, seed 386).
+			return append(out, InfraAction{Kind: OpenCycle, From: v.Current})
+		}
+		if needs && !granted && !s.Pool.Paused && (s.Ahead || s.Wanted || s.hostUpdatePending()) {
 			out = append(out, InfraAction{Kind: OpenCycle, From: v.Current})
 			if s.Drain == nil {
 				out = append(out, InfraAction{Kind: CreateRequest, Name: drainName, Action: dpuv1.ActionDrain})
@@ -189,6 +226,20 @@ func GateVerdict(in GateInput) (ok bool, reason string, overdue bool) {
 		return true, "", false
 	}
 	own := DrainRequestName(in.Node)
+	if in.Mode == ModeLeader {
+		// A Reboot request of this node means its maintenance cycle is
+		// ending: the node rebooted onto its update, and the cycle's Drain
+		// is about to be deleted with it. A grant now (the pool's target
+		// moved on) would reboot the node again while its host is released.
+		// The next update waits for the next cycle's Drain.
+		reboot := RebootRequestName(in.Node)
+		for _, hm := range in.Requests {
+			if hm.Name == reboot && hm.DeletionTimestamp == nil {
+				return false, fmt.Sprintf("the maintenance cycle of tenant host %s is ending (HostMaintenance %s is %s); the next update waits for the next cycle",
+					in.Host, hm.Name, orNone(string(hm.Status.Phase))), false
+			}
+		}
+	}
 	var mine *dpuv1.HostMaintenance
 	for _, hm := range in.Requests {
 		if hm.DeletionTimestamp != nil || hm.Spec.Action != dpuv1.ActionDrain || hm.Spec.NodeName != in.Host {
@@ -230,6 +281,13 @@ func DrainRequestName(infraNode string) string { return requestName(infraNode, "
 
 // RebootRequestName is the name of the Reboot request for an infra node's host.
 func RebootRequestName(infraNode string) string { return requestName(infraNode, "reboot") }
+
+// PairRequestName is the name of the Pair request for an infra node's host.
+func PairRequestName(infraNode string) string { return requestName(infraNode, "pair") }
+
+// OutageRequestName is the name of the Taint request for the host of an
+// infra node that is down.
+func OutageRequestName(infraNode string) string { return requestName(infraNode, "outage") }
 
 // requestName is "dpu-<infra node>-<suffix>", with a long node name cut and
 // hashed so the result stays a valid object name (253 characters).

@@ -27,6 +27,7 @@ func infraSnap(mods ...func(*InfraSnapshot)) InfraSnapshot {
 		Host:       "host-0",
 		RebootHost: true,
 		Ahead:      true,
+		Pair:       hmIn("dpu-dpu-0-pair", dpuv1.ActionPair, dpuv1.PhaseActive),
 	}
 	for _, m := range mods {
 		m(&s)
@@ -74,6 +75,17 @@ func TestDecideInfra(t *testing.T) {
 		{"needs the target: open the cycle and ask for the drain ahead", infraSnap(), []InfraAction{open, createDrain}},
 		{"on demand, not wanted yet: wait", infraSnap(func(s *InfraSnapshot) { s.Ahead = false }), nil},
 		{"on demand, wanted by the planner", infraSnap(func(s *InfraSnapshot) { s.Ahead, s.Wanted = false, true }), []InfraAction{open, createDrain}},
+		{"on demand, the host's own update is pending: ask now, one drain for both", infraSnap(func(s *InfraSnapshot) {
+			s.Ahead = false
+			s.Pair.Status.PendingUpdate = "rendered-worker-b"
+		}), []InfraAction{open, createDrain}},
+		{"paired without a Pair request: create it", infraSnap(func(s *InfraSnapshot) { s.Pool.Target, s.Pair = infraA, nil }),
+			[]InfraAction{{Kind: CreateRequest, Name: "dpu-dpu-0-pair", Action: dpuv1.ActionPair,
+				Reason: "host host-0 has DPU dpu-0; its updates are coordinated with the DPU's"}}},
+		{"pairing moved to another host: the old Pair goes", infraSnap(func(s *InfraSnapshot) { s.Pool.Target, s.Host = infraA, "host-9" }),
+			[]InfraAction{{Kind: DeleteRequest, Name: "dpu-dpu-0-pair"}}},
+		{"unpaired: the Pair goes", infraSnap(func(s *InfraSnapshot) { s.Pool.Target, s.Host = infraA, "" }),
+			[]InfraAction{{Kind: DeleteRequest, Name: "dpu-dpu-0-pair"}}},
 		{"paused pool: no new cycle", infraSnap(func(s *InfraSnapshot) { s.Pool.Paused = true }), nil},
 		{"drain request left from a crash is reused", infraSnap(withDrain(dpuv1.PhasePending)), []InfraAction{open}},
 		{"cycle open, host draining: nothing", infraSnap(cycleFrom(infraA), withDrain(dpuv1.PhaseDraining)), nil},
@@ -99,7 +111,7 @@ func TestDecideInfra(t *testing.T) {
 			withReboot(dpuv1.PhaseCompleted)), []InfraAction{delReboot, delDrain}},
 		{"a closed cycle's reboot request goes before a new cycle opens", infraSnap(withReboot(dpuv1.PhaseCompleted)),
 			[]InfraAction{delReboot, open, createDrain}},
-		{"unpaired: nothing", infraSnap(func(s *InfraSnapshot) { s.Host = "" }), nil},
+		{"unpaired: nothing", infraSnap(func(s *InfraSnapshot) { s.Host, s.Pair = "", nil }), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,6 +65,8 @@ type infraMetrics struct {
 	holdOverdue *prometheus.GaugeVec
 	// requests counts HostMaintenance requests created in the tenant cluster.
 	requests *prometheus.CounterVec
+	// hostTainted is 1 while an infra node's outage taints its tenant host.
+	hostTainted *prometheus.GaugeVec
 }
 
 func newInfraMetrics(reg prometheus.Registerer) (*infraMetrics, error) {
@@ -77,9 +79,11 @@ func newInfraMetrics(reg prometheus.Registerer) (*infraMetrics, error) {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: metrics.Namespace, Subsystem: subsystem,
 			Name: "tenant_requests_total", Help: "HostMaintenance requests the infra controller created in the tenant cluster, by action."},
 			[]string{"action"}),
+		hostTainted: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: metrics.Namespace, Subsystem: subsystem,
+			Name: "host_tainted", Help: "1 while an infra node is down and its tenant host is tainted NoSchedule (a Taint HostMaintenance)."}, labels),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.holdSeconds, m.holdOverdue, m.requests} {
+		for _, c := range []prometheus.Collector{m.holdSeconds, m.holdOverdue, m.requests, m.hostTainted} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

@@ -2,8 +2,8 @@ package dpu
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,10 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/dynamic"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -57,6 +57,16 @@ type TenantOptions struct {
 	// maxUnavailable. nil: one of the controller's own, which only suits a
 	// cluster without a node planner.
 	Admission *node.Admission
+	// AnnounceWait: how long a paired host's new update waits for its DPU
+	// to ask for maintenance (so one drain serves both), counted from the
+	// target config's creation. Default 2m; negative: no wait.
+	AnnounceWait time.Duration
+	// MachineConfigs tells when a pool's target was created (for
+	// AnnounceWait); nil: paired hosts do not wait.
+	MachineConfigs mcfginformers.MachineConfigInformer
+	// NodeMaintenances, when set, also serves the dpu-network-operator's
+	// medik8s NodeMaintenance objects (dpu-tenant-<host>) as Drain requests.
+	NodeMaintenances dynamic.Interface
 }
 
 func (o *TenantOptions) setDefaults() {
@@ -78,6 +88,9 @@ func (o *TenantOptions) setDefaults() {
 	if o.Admission == nil {
 		o.Admission = node.NewAdmission()
 	}
+	if o.AnnounceWait == 0 {
+		o.AnnounceWait = 2 * time.Minute
+	}
 }
 
 // TenantController serves HostMaintenance requests in the tenant cluster.
@@ -93,6 +106,10 @@ type TenantController struct {
 	events   *eventSink
 	drains   *drainer
 	metrics  *tenantMetrics
+	// configs are the MachineConfigs (nil without TenantOptions.MachineConfigs).
+	configs mcfglisters.MachineConfigLister
+	// nodeMaintenances watches NodeMaintenance objects (nil: not served).
+	nodeMaintenances cache.SharedIndexInformer
 }
 
 const tenantKey = "hostmaintenances"
@@ -137,6 +154,17 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 	if _, err := c.informer.AddEventHandler(enqueue); err != nil {
 		return nil, err
 	}
+	if mc := opts.MachineConfigs; mc != nil {
+		c.configs = mc.Lister()
+		c.synced = append(c.synced, mc.Informer().HasSynced)
+	}
+	if opts.NodeMaintenances != nil {
+		c.nodeMaintenances = newNodeMaintenanceInformer(opts.NodeMaintenances, 10*time.Minute)
+		c.synced = append(c.synced, c.nodeMaintenances.HasSynced)
+		if _, err := c.nodeMaintenances.AddEventHandler(enqueue); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := poolInformer.Informer().AddEventHandler(enqueue); err != nil {
 		return nil, err
 	}
@@ -161,6 +189,11 @@ func tenantNodeChanged(o, n *corev1.Node) bool {
 	if o.Spec.Unschedulable != n.Spec.Unschedulable || node.ViewOfNode(o).Ready != node.ViewOfNode(n).Ready {
 		return true
 	}
+	oldTaint, hadTaint := dpuTaint(o)
+	newTaint, hasTaint := dpuTaint(n)
+	if hadTaint != hasTaint || oldTaint != newTaint {
+		return true
+	}
 	for k, v := range n.Annotations {
 		if strings.HasPrefix(k, constants.Prefix) || strings.HasPrefix(k, constants.DPUGroup) {
 			if o.Annotations[k] != v {
@@ -176,10 +209,12 @@ func tenantNodeChanged(o, n *corev1.Node) bool {
 	return false
 }
 
-// Gate returns the node planner's gate for the tenant pools: it vetoes
-// grants to nodes with an open HostMaintenance (their update is coalesced
-// with the maintenance's reboot). Places in a pool's maxUnavailable are
-// shared through TenantOptions.Admission, not through the gate.
+// Gate returns the node planner's gate for the tenant pools
+// (TenantGateVerdict): it vetoes grants to nodes with an open Drain or
+// Reboot request (their update is coalesced with the maintenance), and
+// holds a paired host's new update back until its DPU had time to ask for
+// maintenance. Places in a pool's maxUnavailable are shared through
+// TenantOptions.Admission, not through the gate.
 func (c *TenantController) Gate() node.DisruptionGate { return tenantGate{c: c} }
 
 // Run starts the HostMaintenance informer, waits for the caches and serves
@@ -190,12 +225,16 @@ func (c *TenantController) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithValues("controller", "hostmaintenance")
 	ctx = klog.NewContext(ctx, logger)
 	go c.informer.RunWithContext(ctx)
+	if c.nodeMaintenances != nil {
+		go c.nodeMaintenances.RunWithContext(ctx)
+	}
 	stop := c.events.start()
 	defer stop()
 	if err := queue.WaitForCaches(ctx, "hostmaintenance", "hostmaintenance controller: caches", c.synced...); err != nil {
 		return err
 	}
-	logger.Info("Starting HostMaintenance controller (tenant)")
+	logger.Info("Starting HostMaintenance controller (tenant)", "announceWait", c.opts.AnnounceWait,
+		"nodeMaintenance", c.nodeMaintenances != nil)
 	c.queue.Add(tenantKey)
 	// One worker: admission order is global. The queue holds the single
 	// tenantKey.
@@ -258,9 +297,17 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		Pools:        map[string]TenantPool{},
 		Drains:       c.drains.states(),
 		CoalesceWait: c.opts.CoalesceWait,
+		AnnounceWait: c.opts.AnnounceWait,
 	}
 	for _, obj := range c.informer.GetStore().List() {
 		s.Requests = append(s.Requests, obj.(*dpuv1.HostMaintenance))
+	}
+	if c.nodeMaintenances != nil {
+		for _, obj := range c.nodeMaintenances.GetStore().List() {
+			if hm, ok := nodeMaintenanceRequest(obj.(*unstructured.Unstructured)); ok {
+				s.Requests = append(s.Requests, hm)
+			}
+		}
 	}
 	cached, err := c.nodes.List(labels.Everything())
 	if err != nil {
@@ -289,9 +336,29 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		if err != nil {
 			maxU = 1 // the planner grants nothing with an invalid value; one maintenance at a time still serves
 		}
-		s.Pools[p.Name] = TenantPool{Name: p.Name, Target: p.Spec.Configuration.Name, Paused: p.Spec.Paused, MaxUnavailable: maxU}
+		s.Pools[p.Name] = c.tenantPoolOf(p, maxU)
 	}
 	return s, nil
+}
+
+func (c *TenantController) tenantPoolOf(p *mcfgv1.MachineConfigPool, maxUnavailable int) TenantPool {
+	tp := TenantPool{Name: p.Name, Target: p.Spec.Configuration.Name, Paused: p.Spec.Paused, MaxUnavailable: maxUnavailable}
+	if c.configs != nil && tp.Target != "" {
+		if mc, err := c.configs.Get(tp.Target); err == nil {
+			tp.TargetSince = mc.CreationTimestamp.Time
+		}
+	}
+	return tp
+}
+
+// dpuTaint returns the value of a node's DPU-not-ready taint.
+func dpuTaint(n *corev1.Node) (string, bool) {
+	for _, t := range n.Spec.Taints {
+		if t.Key == constants.DPUNotReadyTaintKey {
+			return t.Value, true
+		}
+	}
+	return "", false
 }
 
 func tenantNodeOf(n *corev1.Node, pool *mcfgv1.MachineConfigPool) TenantNode {
@@ -308,6 +375,7 @@ func tenantNodeOf(n *corev1.Node, pool *mcfgv1.MachineConfigPool) TenantNode {
 		RebootRequest: a[constants.RebootRequestAnnotation],
 		LastReboot:    a[constants.LastRebootAnnotation],
 	}
+	tn.Taint, tn.HasTaint = dpuTaint(n)
 	if pool != nil {
 		tn.Pool = pool.Name
 	}
@@ -317,135 +385,14 @@ func tenantNodeOf(n *corev1.Node, pool *mcfgv1.MachineConfigPool) TenantNode {
 	return tn
 }
 
-func (c *TenantController) applyNode(ctx context.Context, a NodeAction, n TenantNode) error {
-	logger := klog.FromContext(ctx).WithValues("node", a.Node)
-	switch a.Kind {
-	case NodeHold:
-		c.drains.reset(a.Node)
-		if err := c.hold(ctx, a); err != nil {
-			return err
-		}
-		now := c.opts.Now()
-		c.opts.Admission.ExpectCordon(a.Node, true, now)
-		if a.Record != "" {
-			c.opts.Admission.ExpectAnnotation(a.Node, constants.MaintenanceCordonAnnotation, a.Record, now)
-		}
-		logger.Info("Node held for HostMaintenance", "cordonedBefore", a.Record)
-	case NodeDrain:
-		c.drains.ensure(ctx, a.Node)
-	case NodeReboot:
-		if err := c.requestReboot(ctx, a); err != nil {
-			return err
-		}
-		now := c.opts.Now()
-		c.opts.Admission.ExpectAnnotation(a.Node, constants.RebootRequestAnnotation, a.Token, now)
-		if a.Config != "" {
-			c.opts.Admission.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
-		}
-		logger.Info("Asked the node's daemon to reboot", "token", a.Token, "coalescedConfig", a.Config)
-		c.metrics.reboots.WithLabelValues(fmt.Sprint(a.Config != "")).Inc()
-	case NodeRelease:
-		c.drains.reset(a.Node)
-		if err := c.release(ctx, a, n); err != nil {
-			return err
-		}
-		now := c.opts.Now()
-		c.opts.Admission.ExpectAnnotationRemoved(a.Node, constants.MaintenanceCordonAnnotation, now)
-		if a.MakeSchedulable {
-			c.opts.Admission.ExpectCordon(a.Node, false, now)
-		}
-		logger.Info("HostMaintenance hold released", "uncordoned", a.MakeSchedulable)
-	}
-	return nil
-}
-
-// hold cordons the node and, when a.Record is set, writes the hold record
-// in the same write, conditional on the node's resourceVersion: the record
-// says whether the cordon was a person's, so a cordon change since the
-// decision must fail the write (a conflict: decide again).
-func (c *TenantController) hold(ctx context.Context, a NodeAction) error {
-	patch := map[string]any{"spec": map[string]any{"unschedulable": true}}
-	if a.Record != "" {
-		cur, err := c.kube.CoreV1().Nodes().Get(ctx, a.Node, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("getting node %s: %w", a.Node, err)
-		}
-		if cordoned := a.Record == "true"; cur.Spec.Unschedulable != cordoned {
-			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, fmt.Errorf("node cordon changed since it was observed"))
-		}
-		patch["metadata"] = map[string]any{
-			"resourceVersion": cur.ResourceVersion,
-			"annotations":     map[string]string{constants.MaintenanceCordonAnnotation: a.Record},
-		}
-	}
-	b, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, types.MergePatchType, b, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("holding node %s: %w", a.Node, err)
-	}
-	return nil
-}
-
-// requestReboot writes rebootRequest, with desiredConfig in the same write
-// when the reboot is coalesced: the daemon must see both at once, or it
-// would serve a plain reboot and lose the staged deployment.
-func (c *TenantController) requestReboot(ctx context.Context, a NodeAction) error {
-	var pt types.PatchType
-	var ops any
-	if a.Config != "" {
-		pt = types.JSONPatchType
-		ops = []map[string]any{
-			{"op": "test", "path": annotationPath(constants.DesiredConfigAnnotation), "value": a.ExpectDesired},
-			{"op": "add", "path": annotationPath(constants.RebootRequestAnnotation), "value": a.Token},
-			{"op": "replace", "path": annotationPath(constants.DesiredConfigAnnotation), "value": a.Config},
-		}
-	} else {
-		pt = types.MergePatchType
-		ops = map[string]any{"metadata": map[string]any{"annotations": map[string]string{constants.RebootRequestAnnotation: a.Token}}}
-	}
-	b, err := json.Marshal(ops)
-	if err != nil {
-		return err
-	}
-	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, pt, b, metav1.PatchOptions{}); err != nil {
-		if apierrors.IsInvalid(err) || isTestFailed(err) {
-			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, err)
-		}
-		return fmt.Errorf("requesting reboot of node %s: %w", a.Node, err)
-	}
-	return nil
-}
-
-// release removes the hold record (only if it is still the one observed)
-// and uncordons when the record says tandem cordoned the node.
-func (c *TenantController) release(ctx context.Context, a NodeAction, n TenantNode) error {
-	ops := []map[string]any{
-		{"op": "test", "path": annotationPath(constants.MaintenanceCordonAnnotation), "value": n.HoldRecord},
-		{"op": "remove", "path": annotationPath(constants.MaintenanceCordonAnnotation)},
-	}
-	if a.MakeSchedulable {
-		ops = append(ops, map[string]any{"op": "add", "path": "/spec/unschedulable", "value": false})
-	}
-	b, err := json.Marshal(ops)
-	if err != nil {
-		return err
-	}
-	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, a.Node, types.JSONPatchType, b, metav1.PatchOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if isTestFailed(err) {
-			return apierrors.NewConflict(corev1.Resource("nodes"), a.Node, err)
-		}
-		return fmt.Errorf("releasing node %s: %w", a.Node, err)
-	}
-	return nil
-}
-
 func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUpdate) error {
 	for _, u := range updates {
+		if name, ok := strings.CutPrefix(u.Name, nodeMaintenanceKind+"/"); ok {
+			if err := c.applyNodeMaintenanceStatus(ctx, name, u); err != nil {
+				return err
+			}
+			continue
+		}
 		obj, exists, err := c.informer.GetStore().GetByKey(u.Name)
 		if err != nil || !exists {
 			continue // deleted meanwhile
@@ -475,48 +422,74 @@ func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUp
 	return nil
 }
 
-// openRequestsFor returns the open (not terminal, not deleted) requests for a node.
-func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMaintenance {
-	objs, err := c.informer.GetIndexer().ByIndex(IndexByNode, nodeName)
-	if err != nil {
+// applyNodeMaintenanceStatus writes a served NodeMaintenance's status in
+// the node-maintenance-operator's terms, with an event on the node when its
+// phase changes.
+func (c *TenantController) applyNodeMaintenanceStatus(ctx context.Context, name string, u StatusUpdate) error {
+	obj, exists, err := c.nodeMaintenances.GetStore().GetByKey(name)
+	if err != nil || !exists {
 		return nil
 	}
-	var out []*dpuv1.HostMaintenance
-	for _, o := range objs {
-		hm := o.(*dpuv1.HostMaintenance)
-		if hm.DeletionTimestamp == nil && !hm.Status.Phase.Terminal() {
-			out = append(out, hm)
+	cur := obj.(*unstructured.Unstructured)
+	if string(cur.GetUID()) != u.UID {
+		return nil
+	}
+	changed, err := writeNodeMaintenanceStatus(ctx, c.opts.NodeMaintenances, cur, u.Status, c.opts.Now())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if changed {
+		nodeName, _, _ := unstructured.NestedString(cur.Object, "spec", "nodeName")
+		phase, _, _ := nodeMaintenanceStatus(u.Status)
+		klog.FromContext(ctx).Info("NodeMaintenance phase changed", "nodeMaintenance", name, "node", nodeName, "phase", phase,
+			"message", u.Status.Message)
+		if n, err := c.nodes.Get(nodeName); err == nil {
+			typ := corev1.EventTypeNormal
+			if u.Status.Phase == dpuv1.PhaseRejected {
+				typ = corev1.EventTypeWarning
+			}
+			c.events.recorder.Eventf(n, typ, "NodeMaintenance", "NodeMaintenance %s: %s (%s)", name, orNone(phase), u.Status.Message)
 		}
 	}
-	return out
+	return nil
+}
+
+// openRequestsFor returns the open (not terminal, not deleted) requests for
+// a node, served NodeMaintenance objects included.
+func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMaintenance {
+	var out []*dpuv1.HostMaintenance
+	objs, _ := c.informer.GetIndexer().ByIndex(IndexByNode, nodeName)
+	for _, o := range objs {
+		out = append(out, o.(*dpuv1.HostMaintenance))
+	}
+	if c.nodeMaintenances != nil {
+		objs, _ := c.nodeMaintenances.GetIndexer().ByIndex(IndexByNode, nodeName)
+		for _, o := range objs {
+			if hm, ok := nodeMaintenanceRequest(o.(*unstructured.Unstructured)); ok {
+				out = append(out, hm)
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(hm *dpuv1.HostMaintenance) bool {
+		return hm.DeletionTimestamp != nil || hm.Status.Phase.Terminal()
+	})
 }
 
 // tenantGate keeps the tenant node planner off nodes that maintenance holds
-// or waits for.
+// or waits for (TenantGateVerdict).
 type tenantGate struct{ c *TenantController }
 
 func (g tenantGate) Name() string { return "HostMaintenance" }
 
-func (g tenantGate) MayDisrupt(_ node.PoolView, n node.NodeView) (bool, string) {
-	if open := g.c.openRequestsFor(n.Name); len(open) > 0 {
-		hm := open[0]
-		phase := hm.Status.Phase
-		if phase == "" {
-			phase = dpuv1.PhasePending
-		}
-		return false, fmt.Sprintf("HostMaintenance %s (%s, %s) is open for node %s; its update is applied with the maintenance",
-			hm.Name, hm.Spec.Action, phase, n.Name)
+func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
+	c := g.c
+	tp := TenantPool{Name: pool.Name, Target: pool.Target}
+	if p, err := c.pools.Get(pool.Name); err == nil {
+		tp = c.tenantPoolOf(p, 0)
 	}
-	return true, ""
-}
-
-// annotationPath is the JSON pointer (RFC 6901) of an annotation.
-func annotationPath(key string) string {
-	return "/metadata/annotations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-}
-
-// isTestFailed reports a JSON patch whose test operation failed (the
-// apiserver answers 422 or 500 depending on the version).
-func isTestFailed(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "test operation")
+	return TenantGateVerdict(TenantGateInput{Node: n, Pool: tp, Requests: c.openRequestsFor(n.Name),
+		AnnounceWait: c.opts.AnnounceWait, Now: c.opts.Now()})
 }

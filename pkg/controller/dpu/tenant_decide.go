@@ -18,7 +18,9 @@ import (
 
 // TenantSnapshot is everything DecideTenant looks at.
 type TenantSnapshot struct {
-	Now      time.Time
+	Now time.Time
+	// Requests are the HostMaintenance requests, and the served medik8s
+	// NodeMaintenance objects as Drain requests (see nodeMaintenanceRequest).
 	Requests []*dpuv1.HostMaintenance
 	// Nodes by name; a request naming a node not in the map is for a
 	// missing node.
@@ -31,6 +33,9 @@ type TenantSnapshot struct {
 	// CoalesceWait bounds how long a drained host waits for a pending
 	// update to finish staging so that one reboot applies both.
 	CoalesceWait time.Duration
+	// AnnounceWait bounds how long a paired host's new update waits for its
+	// DPU to ask for maintenance, counted from the target's creation.
+	AnnounceWait time.Duration
 }
 
 // TenantNode is what DecideTenant knows of a tenant node.
@@ -48,6 +53,9 @@ type TenantNode struct {
 	UpdateDrain   bool
 	RebootRequest string // rebootRequest (controller -> daemon)
 	LastReboot    string // lastReboot (daemon -> controller)
+	// Taint is the value of the DPUNotReadyTaintKey taint; HasTaint its presence.
+	Taint    string
+	HasTaint bool
 }
 
 // TenantPool is what DecideTenant knows of a pool.
@@ -57,6 +65,8 @@ type TenantPool struct {
 	Paused bool
 	// MaxUnavailable is the pool's maxUnavailable as a node count.
 	MaxUnavailable int
+	// TargetSince is when the target config was created; zero if unknown.
+	TargetSince time.Time
 }
 
 // DrainState is the drainer's view of a node's drain since its hold began.
@@ -79,9 +89,17 @@ const (
 	// NodeReboot sets rebootRequest=Token, and desiredConfig=Config in the
 	// same write when Config is set (a reboot coalesced with the update).
 	NodeReboot NodeActionKind = "Reboot"
+	// NodeGrant hands a held, drained node whose last request ended to its
+	// staged pending update: desiredConfig=Config. The hold stays until the
+	// update is done, so one drain serves the maintenance and the update.
+	NodeGrant NodeActionKind = "Grant"
 	// NodeRelease ends the hold: stops any drain, uncordons when
 	// MakeSchedulable, and removes the hold record.
 	NodeRelease NodeActionKind = "Release"
+	// NodeTaint puts the DPU-not-ready taint (value TaintValue) on the node.
+	NodeTaint NodeActionKind = "Taint"
+	// NodeUntaint removes the DPU-not-ready taint.
+	NodeUntaint NodeActionKind = "Untaint"
 )
 
 // NodeAction is one change on a node.
@@ -90,14 +108,19 @@ type NodeAction struct {
 	Node string
 	// Record (Hold): the hold record to write; "" when already recorded.
 	Record string
-	// Token and Config (Reboot).
+	// Token and Config (Reboot); Config (Grant).
 	Token  string
 	Config string
-	// ExpectDesired (Reboot with Config): desiredConfig must still be this
-	// value for the write to apply, so a concurrent grant is not overwritten.
+	// ExpectDesired (Reboot with Config, Grant): desiredConfig must still be
+	// this value for the write to apply, so a concurrent grant is not
+	// overwritten.
 	ExpectDesired string
 	// MakeSchedulable (Release).
 	MakeSchedulable bool
+	// TaintValue (Taint) names the DPU that is down.
+	TaintValue string
+	// Why (Taint, Untaint) is recorded in the node's event.
+	Why string
 }
 
 // StatusUpdate is a request's new status.
@@ -120,22 +143,29 @@ type TenantPlan struct {
 //
 // Rules:
 //   - A request for a missing node, for a control-plane node, or a second
-//     open request with the same action for the same node, is Rejected.
-//   - Requests are admitted in creation order. A request for a node that is
-//     already held joins the hold. Otherwise a node with a config update in
-//     flight waits for it to finish; and the request takes a place within
-//     its pool's maxUnavailable, counting nodes the node planner counts
-//     unavailable and nodes already held (no place is needed for a node
-//     that is already unavailable). The first request that finds no place
-//     blocks the later ones of its pool.
+//     open request with the same action (and kind) for the same node, is
+//     Rejected.
+//   - Drain and Reboot requests are admitted in creation order. A request
+//     for a node that is already held joins the hold. Otherwise a node with
+//     a config update in flight waits for it to finish; and the request
+//     takes a place within its pool's maxUnavailable by the rule the node
+//     planner uses (node.PlacesUsed): the node's own unavailability does
+//     not count as a place it already has (a NotReady node or a person's
+//     cordon may clear, the hold would not). The first request that finds
+//     no place blocks the later ones of its pool.
 //   - An admitted node is recorded as held, cordoned and drained. Drain
 //     requests then stay Drained. Reboot requests ask the node's daemon to
 //     reboot (coalesced with a staged update of the pool's target when there
 //     is one, waiting up to CoalesceWait for a staging one), and complete
-//     once the daemon acknowledged the reboot and any coalesced update is done.
-//   - A held node that no open request holds any more (deleted, completed)
-//     is released once no update drain is open on it: uncordoned unless a
-//     person had cordoned it before the hold.
+//     in the plan that lets go of the node: after the daemon acknowledged
+//     the reboot and any coalesced update is done.
+//   - A held node that no open request holds any more is, once no update
+//     is under way on it, handed to its staged pending update (one drain for
+//     both) or released: uncordoned unless a person had cordoned it before.
+//   - Pair requests stay Active and report the host's pending update (the
+//     planner's gate, TenantGateVerdict, holds that update back for a while
+//     so that the DPU's maintenance can take it along). Taint requests taint
+//     their node; the taint goes when no Taint request is left.
 func DecideTenant(s TenantSnapshot) TenantPlan {
 	d := tenantDecider{s: s, byNode: map[string][]*reqState{}}
 	d.load()
@@ -143,6 +173,7 @@ func DecideTenant(s TenantSnapshot) TenantPlan {
 	d.admit()
 	for _, name := range sortedKeys(d.byNode) {
 		d.serveNode(name)
+		d.serveStanding(name)
 	}
 	d.release()
 	return d.result()
@@ -161,7 +192,11 @@ func (r *reqState) phase() dpuv1.HostMaintenancePhase {
 	return r.status.Phase
 }
 
+// admitted: a Drain or Reboot request that holds its node.
 func (r *reqState) admitted() bool {
+	if !r.obj.Spec.Action.Holds() {
+		return false
+	}
 	switch r.phase() {
 	case dpuv1.PhaseDraining, dpuv1.PhaseDrained, dpuv1.PhaseRebooting:
 		return true
@@ -202,21 +237,22 @@ func compareRequests(a, b *dpuv1.HostMaintenance) int {
 func (d *tenantDecider) validate() {
 	for _, name := range sortedKeys(d.byNode) {
 		n, exists := d.s.Nodes[name]
-		seen := map[dpuv1.HostMaintenanceAction]*reqState{}
+		seen := map[string]*reqState{} // by kind and action
 		var keep []*reqState
 		for _, r := range d.byNode[name] {
+			key := requestKind(r.obj) + "/" + string(r.obj.Spec.Action)
 			switch {
 			case !exists:
 				d.reject(r, dpuv1.ReasonNodeNotFound, fmt.Sprintf("node %s does not exist", name))
 			case n.ControlPlane && !r.admitted():
 				d.reject(r, dpuv1.ReasonControlPlane, fmt.Sprintf("node %s is a control-plane node; HostMaintenance serves workers only", name))
-			case seen[r.obj.Spec.Action] != nil && !r.admitted():
-				other := seen[r.obj.Spec.Action].obj.Name
+			case seen[key] != nil && !r.admitted():
+				other := seen[key].obj.Name
 				d.reject(r, dpuv1.ReasonDuplicate, fmt.Sprintf("node %s already has the open %s request %s; delete this one or wait for that one to end",
 					name, r.obj.Spec.Action, other))
 			default:
-				if seen[r.obj.Spec.Action] == nil {
-					seen[r.obj.Spec.Action] = r
+				if seen[key] == nil {
+					seen[key] = r
 				}
 				keep = append(keep, r)
 			}
@@ -236,38 +272,44 @@ func (d *tenantDecider) reject(r *reqState, reason, msg string) {
 	r.status.CompletedTime = d.now()
 }
 
-// admit gives Pending requests their place, in order.
+// admit gives Pending Drain and Reboot requests their place, in order.
 func (d *tenantDecider) admit() {
-	unavailable := map[string]int{} // by pool
+	views := map[string]node.NodeView{} // nodes as this plan leaves them
+	used := map[string]int{}            // places taken, by pool
 	for name, n := range d.s.Nodes {
-		if d.countsUnavailable(name, n) {
-			unavailable[n.Pool]++
+		v := n.View
+		if d.held(name, n) {
+			v.Unschedulable = true
 		}
+		views[name] = v
+		used[n.Pool] += node.PlacesUsed(d.pool(n.Pool).Target, v)
 	}
 	blocked := map[string]string{} // pool -> request that found no place
 	for _, r := range d.ordered {
 		name := r.obj.Spec.NodeName
-		if r.phase() != dpuv1.PhasePending || !slices.Contains(d.byNode[name], r) {
+		if !r.obj.Spec.Action.Holds() || r.phase() != dpuv1.PhasePending || !slices.Contains(d.byNode[name], r) {
 			continue
 		}
 		n := d.s.Nodes[name]
 		pool := d.pool(n.Pool)
+		own := node.PlacesUsed(pool.Target, views[name])
 		switch {
 		case d.held(name, n):
 			d.admitOne(r, n, "joins the hold on the node")
 		case n.UpdateDrain || updating(n.View):
 			d.wait(r, dpuv1.ReasonNodeUpdating, fmt.Sprintf("node %s is updating to %s; maintenance waits for it to finish",
 				name, orNone(n.View.Desired)))
-		case d.countsUnavailable(name, n):
-			d.admitOne(r, n, "node was already unavailable")
 		case blocked[n.Pool] != "":
 			d.wait(r, dpuv1.ReasonQueued, fmt.Sprintf("queued behind %s in pool %s", blocked[n.Pool], pool.Name))
-		case unavailable[n.Pool] >= pool.MaxUnavailable:
+		case used[n.Pool]-own+1 > pool.MaxUnavailable:
 			blocked[n.Pool] = r.obj.Name
-			d.wait(r, dpuv1.ReasonMaxUnavailable, fmt.Sprintf("pool %s has %d of maxUnavailable %d nodes unavailable",
-				pool.Name, unavailable[n.Pool], pool.MaxUnavailable))
+			d.wait(r, dpuv1.ReasonMaxUnavailable, fmt.Sprintf("pool %s has %d of maxUnavailable %d places taken by other nodes",
+				pool.Name, used[n.Pool]-own, pool.MaxUnavailable))
 		default:
-			unavailable[n.Pool]++
+			v := views[name]
+			v.Unschedulable = true
+			views[name] = v
+			used[n.Pool] += node.PlacesUsed(pool.Target, v) - own
 			d.admitOne(r, n, fmt.Sprintf("within pool %s maxUnavailable %d", pool.Name, pool.MaxUnavailable))
 		}
 	}
@@ -283,16 +325,7 @@ func (d *tenantDecider) pool(name string) TenantPool {
 
 // held reports whether the node is held, or will be by an admitted request.
 func (d *tenantDecider) held(name string, n TenantNode) bool {
-	if n.HasHold {
-		return true
-	}
-	return slices.ContainsFunc(d.byNode[name], (*reqState).admitted)
-}
-
-// countsUnavailable: the node planner counts the node against
-// maxUnavailable, or a request holds it.
-func (d *tenantDecider) countsUnavailable(name string, n TenantNode) bool {
-	return n.View.Unavailable() || d.held(name, n)
+	return n.HasHold || slices.ContainsFunc(d.byNode[name], (*reqState).admitted)
 }
 
 func (d *tenantDecider) admitOne(r *reqState, n TenantNode, why string) {
@@ -308,7 +341,7 @@ func (d *tenantDecider) wait(r *reqState, reason, msg string) {
 	d.cond(r, dpuv1.ConditionAdmitted, metav1.ConditionFalse, reason, msg)
 }
 
-// serveNode moves the admitted requests of one node along.
+// serveNode moves the admitted Drain and Reboot requests of one node along.
 func (d *tenantDecider) serveNode(name string) {
 	var active []*reqState
 	for _, r := range d.byNode[name] {
@@ -410,6 +443,10 @@ func (d *tenantDecider) serveReboot(r *reqState, n TenantNode) {
 			d.rebooting(r, token, fmt.Sprintf("node %s rebooted; waiting for its update to %s to finish", name, cfg))
 			return
 		}
+		if !d.heldByOthers(name, r) && (n.UpdateDrain || (updating(n.View) && !n.View.FailingState())) {
+			d.rebooting(r, token, fmt.Sprintf("node %s rebooted; waiting for the update under way on it before releasing it", name))
+			return
+		}
 		d.rebooted(r, name)
 	case n.RebootRequest == token:
 		msg := fmt.Sprintf("waiting for the daemon of node %s to reboot it", name)
@@ -422,6 +459,11 @@ func (d *tenantDecider) serveReboot(r *reqState, n TenantNode) {
 	default:
 		d.requestReboot(r, n, token)
 	}
+}
+
+// heldByOthers reports whether another admitted request holds the node.
+func (d *tenantDecider) heldByOthers(name string, r *reqState) bool {
+	return slices.ContainsFunc(d.byNode[name], func(x *reqState) bool { return x != r && x.admitted() })
 }
 
 // requestReboot asks the daemon for the reboot, coalesced with a staged
@@ -472,8 +514,9 @@ func (d *tenantDecider) rebooting(r *reqState, token, msg string) {
 	d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionFalse, reason, msg)
 }
 
-// rebooted completes a Reboot request: it no longer holds the node, so the
-// release (if no other request holds it) happens in the same plan.
+// rebooted completes a Reboot request. It no longer holds the node, so
+// release (below, in the same plan) lets go of the node when no other
+// request holds it: Completed is written after that node change.
 func (d *tenantDecider) rebooted(r *reqState, name string) {
 	reason, msg := dpuv1.ReasonRebooted, fmt.Sprintf("node %s rebooted", name)
 	if cfg := r.status.CoalescedConfig; cfg != "" {
@@ -482,25 +525,54 @@ func (d *tenantDecider) rebooted(r *reqState, name string) {
 	d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionTrue, reason, msg)
 	r.status.Phase = dpuv1.PhaseCompleted
 	r.status.CompletedTime = d.now()
-	r.status.Message = msg + "; this request no longer holds it"
+	if d.heldByOthers(name, r) {
+		msg += "; other requests still hold it"
+	} else {
+		msg += "; released"
+	}
+	r.status.Message = msg
 	d.byNode[name] = slices.DeleteFunc(d.byNode[name], func(x *reqState) bool { return x == r })
 }
 
-// release ends the holds no open admitted request keeps.
+// release ends the holds no open admitted request keeps, and removes the
+// taints no Taint request keeps.
 func (d *tenantDecider) release() {
 	for _, name := range sortedKeys(d.s.Nodes) {
 		n := d.s.Nodes[name]
+		if n.HasTaint && !slices.ContainsFunc(d.byNode[name], func(r *reqState) bool { return r.obj.Spec.Action == dpuv1.ActionTaint }) {
+			d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeUntaint, Node: name,
+				Why: fmt.Sprintf("DPU %s is back", orNone(n.Taint))})
+		}
 		if !n.HasHold || slices.ContainsFunc(d.byNode[name], (*reqState).admitted) {
 			continue
 		}
-		if n.UpdateDrain {
-			// An update's drain cycle runs on the node (a coalesced update,
-			// or one granted meanwhile): its uncordon must come first, or
-			// the node would be schedulable while the daemon disrupts it.
+		if n.UpdateDrain || (updating(n.View) && !n.View.FailingState()) {
+			// An update runs on the node (coalesced, handed over, or granted
+			// meanwhile): the hold lasts until it is done, or the node would
+			// be schedulable between the maintenance and the update's drain.
+			continue
+		}
+		if cfg := d.handOver(name, n); cfg != "" {
+			d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeGrant, Node: name, Config: cfg, ExpectDesired: n.View.Desired})
 			continue
 		}
 		d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeRelease, Node: name, MakeSchedulable: n.HoldRecord != "true"})
 	}
+}
+
+// handOver returns the config a held node that was drained in this hold
+// should be updated to before its release: its pool's target, when the node
+// has staged it. One drain then serves the maintenance and the update.
+func (d *tenantDecider) handOver(name string, n TenantNode) string {
+	pool, ok := d.s.Pools[n.Pool]
+	v := n.View
+	if !ok || pool.Target == "" || pool.Paused || !d.s.Drains[name].Succeeded || !v.Ready {
+		return ""
+	}
+	if v.Current == pool.Target || v.Desired != v.Current || v.Staged != pool.Target || v.FailingState() {
+		return ""
+	}
+	return pool.Target
 }
 
 func (d *tenantDecider) result() TenantPlan {

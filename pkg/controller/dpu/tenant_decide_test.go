@@ -68,6 +68,12 @@ func inPhase(p dpuv1.HostMaintenancePhase, drained bool) func(*dpuv1.HostMainten
 	}
 }
 
+func fromDPU(x string) func(*dpuv1.HostMaintenance) {
+	return func(hm *dpuv1.HostMaintenance) {
+		hm.Annotations = map[string]string{constants.InfraNodeAnnotation: x}
+	}
+}
+
 func coalescedWith(cfg string) func(*dpuv1.HostMaintenance) {
 	return func(hm *dpuv1.HostMaintenance) {
 		hm.Status.CoalescedConfig = cfg
@@ -169,14 +175,41 @@ func TestDecideTenant(t *testing.T) {
 			status: map[string]wantStatus{"r1": {dpuv1.PhasePending, dpuv1.ReasonNodeUpdating, "updating to " + cfgB}},
 		},
 		{
-			name: "a person's cordon is recorded and needs no capacity",
+			name: "a person's cordon is recorded",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0", cordoned), doneNode("w1")},
+					request("r1", "w0", dpuv1.ActionDrain, time.Minute))
+			},
+			nodes:  []NodeAction{{Kind: NodeHold, Node: "w0", Record: "true"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseDraining, "", "within pool worker maxUnavailable 1"}},
+		},
+		{
+			name: "a person's cordon is no place of the hold's: it may be lifted, the hold would stay",
 			snap: func() TenantSnapshot {
 				return snapshot([]TenantNode{doneNode("w0", cordoned), doneNode("w1", held("false"))},
 					request("r1", "w0", dpuv1.ActionDrain, time.Minute))
 			},
-			nodes: []NodeAction{{Kind: NodeHold, Node: "w0", Record: "true"},
-				{Kind: NodeRelease, Node: "w1", MakeSchedulable: true}},
-			status: map[string]wantStatus{"r1": {dpuv1.PhaseDraining, "", "already unavailable"}},
+			nodes:  []NodeAction{{Kind: NodeRelease, Node: "w1", MakeSchedulable: true}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhasePending, dpuv1.ReasonMaxUnavailable, "1 of maxUnavailable 1 places taken by other nodes"}},
+		},
+		{
+			name: "a NotReady node is not admitted as already unavailable",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{
+					doneNode("w0", func(n *TenantNode) { n.View.Ready = false }),
+					doneNode("w1", func(n *TenantNode) { n.View.Desired, n.View.State = cfgB, constants.MachineConfigDaemonStateWorking })},
+					request("r1", "w0", dpuv1.ActionDrain, time.Minute))
+			},
+			status: map[string]wantStatus{"r1": {dpuv1.PhasePending, dpuv1.ReasonMaxUnavailable, "places taken by other nodes"}},
+		},
+		{
+			name: "a NotReady node with a free place is admitted",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0", func(n *TenantNode) { n.View.Ready = false }), doneNode("w1")},
+					request("r1", "w0", dpuv1.ActionDrain, time.Minute))
+			},
+			nodes:  []NodeAction{{Kind: NodeHold, Node: "w0", Record: "false"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseDraining, "", "within pool worker maxUnavailable 1"}},
 		},
 		{
 			name: "held and cordoned: the drain runs",
@@ -281,7 +314,7 @@ func TestDecideTenant(t *testing.T) {
 				})}, request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseRebooting, true)))
 			},
 			nodes:  []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
-			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "rebooted; this request no longer holds it"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "rebooted; released"}},
 		},
 		{
 			name: "reboot acknowledged but a Drain request still holds: no release",
@@ -292,7 +325,7 @@ func TestDecideTenant(t *testing.T) {
 					request("r1", "w0", dpuv1.ActionDrain, 2*time.Minute, inPhase(dpuv1.PhaseDrained, true)),
 					request("r2", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseRebooting, true)))
 			},
-			status: map[string]wantStatus{"r2": {dpuv1.PhaseCompleted, "", "rebooted"}},
+			status: map[string]wantStatus{"r2": {dpuv1.PhaseCompleted, "", "rebooted; other requests still hold it"}},
 		},
 		{
 			name: "coalesced reboot acknowledged before the update is done: wait",
@@ -307,7 +340,7 @@ func TestDecideTenant(t *testing.T) {
 			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "waiting for its update to " + cfgB}},
 		},
 		{
-			name: "coalesced reboot done, but the update's uncordon is not served yet: completed, release waits",
+			name: "coalesced reboot done, but the update's uncordon is not served yet: Rebooting until the release",
 			snap: func() TenantSnapshot {
 				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
 					n.View.Current, n.View.Desired = cfgB, cfgB
@@ -317,7 +350,114 @@ func TestDecideTenant(t *testing.T) {
 				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
 				return s
 			},
-			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "runs " + cfgB}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "waiting for the update under way on it before releasing it"}},
+		},
+		{
+			name: "coalesced reboot done and the update's uncordon served: Completed in the plan that releases",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
+					n.View.Current, n.View.Desired = cfgB, cfgB
+					n.RebootRequest, n.LastReboot = "hostmaintenance-uid-r1", "hostmaintenance-uid-r1"
+				})}, request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseRebooting, true), coalescedWith(cfgB)))
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				return s
+			},
+			nodes:  []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseCompleted, "", "runs " + cfgB + "; released"}},
+		},
+		{
+			name: "maintenance over, the drained node has staged its pool's update: handed to it, still held",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) { n.View.Stage, n.View.Staged = cfgB, cfgB })})
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				s.Drains["w0"] = DrainState{Succeeded: true}
+				return s
+			},
+			nodes: []NodeAction{{Kind: NodeGrant, Node: "w0", Config: cfgB, ExpectDesired: cfgA}},
+		},
+		{
+			name: "maintenance over, not drained in this hold: plain release (the planner drains for the update)",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) { n.View.Stage, n.View.Staged = cfgB, cfgB })})
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				return s
+			},
+			nodes: []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
+		},
+		{
+			name: "handed-over update under way: the hold waits for it",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
+					n.View.Desired, n.View.State = cfgB, constants.MachineConfigDaemonStateWorking
+				})})
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				return s
+			},
+		},
+		{
+			name: "the update failed: the hold ends (the drain cycle keeps its own cordon)",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
+					n.View.Desired, n.View.State = cfgB, constants.MachineConfigDaemonStateDegraded
+				})})
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				return s
+			},
+			nodes: []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
+		},
+		{
+			name: "a NodeMaintenance and a HostMaintenance Drain for one node share the hold",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0")},
+					request("r1", "w0", dpuv1.ActionDrain, 2*time.Minute),
+					request(nodeMaintenanceKind+"/dpu-tenant-w0", "w0", dpuv1.ActionDrain, time.Minute))
+			},
+			nodes: []NodeAction{{Kind: NodeHold, Node: "w0", Record: "false"}},
+			status: map[string]wantStatus{
+				"r1":                                   {dpuv1.PhaseDraining, "", "within pool worker"},
+				nodeMaintenanceKind + "/dpu-tenant-w0": {dpuv1.PhaseDraining, "", "joins the hold"},
+			},
+		},
+		{
+			name: "a Pair request reports the host's pending update and how long it waits for the DPU",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0")}, request("p", "w0", dpuv1.ActionPair, time.Hour, fromDPU("dpu-0")))
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1, TargetSince: t0.Add(-time.Minute)}
+				s.AnnounceWait = 2 * time.Minute
+				return s
+			},
+			status: map[string]wantStatus{"p": {dpuv1.PhaseActive, dpuv1.ReasonPaired, "waits until 2026-03-01T10:01:00Z for the DPU"}},
+		},
+		{
+			name: "a Pair needs no place and holds nothing",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0"), doneNode("w1")},
+					request("p", "w0", dpuv1.ActionPair, time.Hour, fromDPU("dpu-0")),
+					request("r1", "w1", dpuv1.ActionDrain, time.Minute))
+			},
+			nodes: []NodeAction{{Kind: NodeHold, Node: "w1", Record: "false"}},
+			status: map[string]wantStatus{
+				"p":  {dpuv1.PhaseActive, dpuv1.ReasonPaired, "no update pending"},
+				"r1": {dpuv1.PhaseDraining, "", "within pool worker maxUnavailable 1"},
+			},
+		},
+		{
+			name: "a Taint request taints its node, without a place",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0"), doneNode("w1", held("false"))},
+					request("t", "w0", dpuv1.ActionTaint, time.Minute, fromDPU("dpu-0"),
+						func(hm *dpuv1.HostMaintenance) { hm.Spec.Reason = "DPU dpu-0 NotReady for 45s" }),
+					request("r1", "w1", dpuv1.ActionDrain, time.Minute, inPhase(dpuv1.PhaseDrained, true)))
+			},
+			nodes:  []NodeAction{{Kind: NodeTaint, Node: "w0", TaintValue: "dpu-0", Why: "DPU dpu-0 NotReady for 45s"}},
+			status: map[string]wantStatus{"t": {dpuv1.PhaseActive, dpuv1.ReasonTainted, "dpu-not-ready=dpu-0:NoSchedule"}},
+		},
+		{
+			name: "the Taint request is gone: the taint goes",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0", func(n *TenantNode) { n.Taint, n.HasTaint = "dpu-0", true })})
+			},
+			nodes: []NodeAction{{Kind: NodeUntaint, Node: "w0", Why: "DPU dpu-0 is back"}},
 		},
 		{
 			name: "another reboot token pending on the node: wait",

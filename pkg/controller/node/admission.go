@@ -51,6 +51,12 @@ func (a *Admission) ExpectAnnotation(node, key, value string, now time.Time) {
 	a.expect.expect(node, key, value, now)
 }
 
+// expectUndoable records an annotation write about to be made, and returns
+// what takes the record back if the write is refused.
+func (a *Admission) expectUndoable(node, key, value string, now time.Time) func() {
+	return a.expect.expectUndoable(node, key, value, now)
+}
+
 // ExpectAnnotationRemoved records that annotation key was removed from node.
 func (a *Admission) ExpectAnnotationRemoved(node, key string, now time.Time) {
 	a.expect.expectRemoved(node, key, now)

@@ -76,6 +76,9 @@ type Controller struct {
 	broadcaster record.EventBroadcaster // nil when the caller gave a recorder
 	admission   *Admission
 
+	// etcd hands out snapshots, asking etcd at most once per backoff while
+	// it is unreachable.
+	etcd *etcdSnapshots
 	// members are the etcd member names last seen (nil: not asked yet), so
 	// pools without etcd members do not ask etcd on every sync.
 	membersMu sync.Mutex
@@ -107,6 +110,7 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		queue:     queue.New(ComponentName),
 		opts:      opts,
 		admission: opts.Admission,
+		etcd:      newEtcdSnapshots(opts.Etcd, opts.Now),
 	}
 	c.recorder, c.broadcaster = events.NewRecorder(opts.Recorder, mcfgscheme.Scheme, ComponentName)
 	_, _ = poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -215,7 +219,7 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 			views = append(views, ViewOfNode(n))
 		}
 		if c.mayHoldMembers(pv, views) {
-			etcdFacts = c.opts.Etcd.Facts(ctx)
+			etcdFacts = c.etcd.get(ctx)
 			c.rememberMembers(etcdFacts)
 		}
 	}
@@ -259,45 +263,102 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 	return requeue, nil
 }
 
-// admit plans the pool and writes its stage and grant assignments, holding
-// the cluster's admission lock from reading the nodes to the last write: the
-// plan sees every disruption admitted so far (the overlay shows writes the
-// cache does not show yet), and the next decider sees this plan's grants.
+// admit plans the pool and writes its stage and grant assignments (see
+// AdmitPool) with the controller's informer cache and kube client.
 func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts) (Result, []NodeView, time.Time, error) {
-	logger := klog.FromContext(ctx).WithValues("pool", pool.Name)
-	c.admission.Lock()
-	defer c.admission.Unlock()
-	start := time.Now()
-	nodes, err := c.nodesOf(pool)
-	if err != nil {
-		return Result{}, nil, time.Time{}, err
-	}
 	now := c.opts.Now()
+	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: kubeNodeWriter{c.kube}}
+	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates}, &t)
+	if m := c.opts.PlanMetrics; m != nil && err == nil {
+		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
+	}
+	return r, views, now, err
+}
+
+// NodeWriter is how the planner's assignments reach the nodes.
+type NodeWriter interface {
+	// SetAnnotation sets one annotation on a node. It may fail after the
+	// write was applied (a timeout, a lost connection).
+	SetAnnotation(ctx context.Context, node, key, value string) error
+}
+
+type kubeNodeWriter struct{ kube kubernetes.Interface }
+
+// SetAnnotation sets one annotation with a merge patch.
+func (k kubeNodeWriter) SetAnnotation(ctx context.Context, node, key, value string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return err
+	}
+	_, err = k.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// AdmitPool plans one pool and writes its stage and grant assignments,
+// holding the cluster's admission lock from reading the nodes (list) to the
+// last write: the plan sees every disruption admitted so far (the overlay
+// shows writes the cache does not show yet), and the next decider sees this
+// plan's grants. It is the node controller's whole decision path, shared
+// with the planner's property test; facts.Now stamps the expectations.
+func AdmitPool(ctx context.Context, adm *Admission, pv PoolView, list func() ([]*corev1.Node, error), facts Facts, w NodeWriter) (Result, []NodeView, error) {
+	logger := klog.FromContext(ctx).WithValues("pool", pv.Name)
+	adm.Lock()
+	defer adm.Unlock()
+	nodes, err := list()
+	if err != nil {
+		return Result{}, nil, err
+	}
+	now := facts.Now
 	views := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
-		views = append(views, ViewOfNode(c.admission.Node(n, now)))
+		views = append(views, ViewOfNode(adm.Node(n, now)))
 	}
-	r := Plan(pv, views, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates})
-	if m := c.opts.PlanMetrics; m != nil {
-		m.Duration.WithLabelValues(pool.Name).Observe(time.Since(start).Seconds())
-	}
+	r := Plan(pv, views, facts)
 	if r.Status == nil {
-		return r, views, now, nil
+		return r, views, nil
 	}
 	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
 		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
 	for _, a := range r.Stage {
-		if err := c.annotate(ctx, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
-			return r, views, now, err
+		if err := writeExpected(ctx, adm, w, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
+			return r, views, err
 		}
 	}
 	for _, a := range r.Grant {
 		logger.Info("Granting disruption", "node", a.Node, "config", a.Config)
-		if err := c.annotate(ctx, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
-			return r, views, now, err
+		if err := writeExpected(ctx, adm, w, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
+			return r, views, err
 		}
 	}
-	return r, views, now, nil
+	return r, views, nil
+}
+
+// writeExpected records the write as expected before making it: a write
+// that fails with a timeout may have been applied, and a grant the overlay
+// does not show could be made twice. Only an answer that says the write was
+// refused (the request was not applied) takes the expectation back.
+func writeExpected(ctx context.Context, adm *Admission, w NodeWriter, node, key, value string, now time.Time) error {
+	undo := adm.expectUndoable(node, key, value, now)
+	if err := w.SetAnnotation(ctx, node, key, value); err != nil {
+		if apierrors.IsNotFound(err) {
+			adm.Forget(node)
+			return nil // the node vanished; the delete event re-plans
+		}
+		if refused(err) {
+			undo()
+		}
+		return fmt.Errorf("setting %s=%s on node %s: %w", key, value, node, err)
+	}
+	return nil
+}
+
+// refused tells whether the apiserver answered that it did not apply the
+// request. Timeouts, lost connections and server errors are not refusals:
+// the write may have been applied.
+func refused(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsMethodNotSupported(err) || apierrors.IsRequestEntityTooLargeError(err)
 }
 
 // mayHoldMembers reports whether the pool needs etcd facts: the control
@@ -350,23 +411,6 @@ func (c *Controller) moveLeader(ctx context.Context, pool *mcfgv1.MachineConfigP
 		c.opts.Metrics.LeaderMoves.WithLabelValues(pool.Name, result).Inc()
 	}
 	return err
-}
-
-// annotate sets one annotation with a merge patch and expects to see it.
-func (c *Controller) annotate(ctx context.Context, node, key, value string, now time.Time) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
-	if err != nil {
-		return err
-	}
-	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			c.admission.Forget(node)
-			return nil // the node vanished; the delete event re-plans
-		}
-		return fmt.Errorf("setting %s=%s on node %s: %w", key, value, node, err)
-	}
-	c.admission.ExpectAnnotation(node, key, value, now)
-	return nil
 }
 
 // nodesOf lists the nodes whose primary pool is pool.

@@ -8,15 +8,24 @@ import (
 
 // etcdOrder holds the control-plane facts one plan needs: whether etcd
 // ordering applies to the pool, a pool-wide block, the leader, the members
-// and how many more members may be disrupted without risking quorum.
+// and how many more members may be disrupted without risking quorum. Nodes
+// are named by node name, members by member name; memberOf links them.
 type etcdOrder struct {
 	active   bool
 	block    HoldReason // pool-wide: no control-plane disruption at all
 	blockMsg string
-	leader   string
-	members  map[string]bool
-	facts    EtcdFacts
-	budget   int
+	// leader is the node running the leader member ("" when no node of the
+	// pool runs it); leaderMember is the member's name.
+	leader       string
+	leaderMember string
+	// members are the pool's nodes that run a member; memberOf maps such a
+	// node to its member, nodeOf a member to its node.
+	members    map[string]bool
+	memberOf   map[string]string
+	nodeOf     map[string]string
+	allMembers []string
+	facts      EtcdFacts
+	budget     int
 }
 
 // newEtcdOrder derives the control-plane facts. Etcd ordering applies to a
@@ -35,20 +44,25 @@ func newEtcdOrder(pool PoolView, nodes []NodeView, etcd EtcdFacts) etcdOrder {
 		return etcdOrder{active: true, block: HoldEtcdUnreachable,
 			blockMsg: fmt.Sprintf("etcd is unreachable: %v", err)}
 	}
-	o := etcdOrder{leader: etcd.Leader(), members: map[string]bool{}, facts: etcd}
-	for _, m := range etcd.Members() {
-		o.members[m] = true
+	nodeOf, unmapped := memberNodes(etcd, nodes)
+	o := etcdOrder{leaderMember: etcd.Leader(), members: map[string]bool{}, memberOf: map[string]string{},
+		nodeOf: nodeOf, allMembers: etcd.Members(), facts: etcd}
+	slices.Sort(o.allMembers)
+	for m, n := range nodeOf {
+		o.members[n], o.memberOf[n] = true, m
 	}
-	o.active = pool.ControlPlane
-	for _, n := range nodes {
-		if o.members[n.Name] {
-			o.active = true
-		}
-	}
+	o.leader = nodeOf[o.leaderMember]
+	o.active = pool.ControlPlane || len(o.members) > 0
 	if !o.active {
 		return etcdOrder{}
 	}
-	if o.leader == "" {
+	if pool.ControlPlane && len(unmapped) > 0 {
+		o.block, o.blockMsg = HoldEtcdMemberUnmapped, fmt.Sprintf(
+			"cannot tell which node runs etcd member(s) %s: no node of the pool is named so or has the address of its URLs; "+
+				"the leader's node must update last, so nothing is granted until every member matches a node", strings.Join(unmapped, ", "))
+		return o
+	}
+	if o.leaderMember == "" {
 		o.block, o.blockMsg = HoldEtcdUnreachable, "etcd has no leader"
 		return o
 	}
@@ -56,7 +70,7 @@ func newEtcdOrder(pool PoolView, nodes []NodeView, etcd EtcdFacts) etcdOrder {
 	// Members whose node this pool is updating right now are expected to be
 	// down; they still forbid any new grant (never risk quorum) but are the
 	// ordinary order of a rollout, not an alarm.
-	inflight := map[string]bool{}
+	inflight := map[string]bool{} // by node
 	byName := map[string]NodeView{}
 	for _, n := range nodes {
 		byName[n.Name] = n
@@ -65,10 +79,10 @@ func newEtcdOrder(pool PoolView, nodes []NodeView, etcd EtcdFacts) etcdOrder {
 		}
 	}
 	var sick, sickInflight []string
-	for _, m := range sortedKeys(o.members) {
+	for _, m := range o.allMembers {
 		if ok, why := etcd.Healthy(m); !ok {
 			msg := fmt.Sprintf("etcd member %s is unhealthy: %s", m, why)
-			if inflight[m] && byName[m].Desired == pool.Target {
+			if n := nodeOf[m]; n != "" && inflight[n] && byName[n].Desired == pool.Target {
 				sickInflight = append(sickInflight, msg)
 			} else {
 				sick = append(sick, msg)
@@ -83,7 +97,7 @@ func newEtcdOrder(pool PoolView, nodes []NodeView, etcd EtcdFacts) etcdOrder {
 	}
 	// A cluster of n members keeps quorum with (n-1)/2 members down. One or
 	// two members cannot lose any; they still update one at a time.
-	o.budget = max((len(o.members)-1)/2, 1) - len(inflight)
+	o.budget = max((len(o.allMembers)-1)/2, 1) - len(inflight)
 	return o
 }
 
@@ -112,14 +126,14 @@ func (o etcdOrder) leaderTarget(nodes []NodeView, target string) string {
 		inPool[n.Name] = n
 	}
 	var fallback string
-	for _, m := range sortedKeys(o.members) {
-		if m == o.leader {
+	for _, m := range o.allMembers {
+		if m == o.leaderMember {
 			continue
 		}
 		if ok, _ := o.facts.Healthy(m); !ok {
 			continue
 		}
-		n, ok := inPool[m]
+		n, ok := inPool[o.nodeOf[m]]
 		if !ok {
 			if fallback == "" {
 				fallback = m

@@ -55,6 +55,31 @@ func (e *expectations) expect(node, annotation, value string, now time.Time) {
 	e.of(node).annotations[annotation] = expected{value: value, at: now}
 }
 
+// expectUndoable records the expectation and returns what takes it back,
+// restoring the one it replaced (a write that was refused).
+func (e *expectations) expectUndoable(node, annotation, value string, now time.Time) (undo func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x := e.of(node)
+	prev, had := x.annotations[annotation]
+	mine := expected{value: value, at: now}
+	x.annotations[annotation] = mine
+	return func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		x := e.m[node]
+		if x == nil || x.annotations[annotation] != mine {
+			return // observed, expired or replaced meanwhile
+		}
+		if had {
+			x.annotations[annotation] = prev
+		} else {
+			delete(x.annotations, annotation)
+		}
+		e.dropIfEmptyLocked(node)
+	}
+}
+
 func (e *expectations) expectRemoved(node, annotation string, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

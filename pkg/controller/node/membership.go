@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 )
@@ -49,13 +50,54 @@ func PrimaryPool(pools []*mcfgv1.MachineConfigPool, node *corev1.Node) (*mcfgv1.
 	return worker, nil
 }
 
+// selects tells whether p's nodeSelector selects node. A selector that
+// does not parse is judged by the requirements that do: a selector is the
+// AND of its requirements, so a node that fails one of them is not selected
+// whatever the broken ones say, and only a node that passes all of them is
+// in doubt (an error). The MCO's ListPools (pkg/helpers/helpers.go) fails
+// every node when any pool's selector is invalid; here one broken pool only
+// stops the nodes it might select.
 func selects(p *mcfgv1.MachineConfigPool, node *corev1.Node) (bool, error) {
 	if p.Spec.NodeSelector == nil || (len(p.Spec.NodeSelector.MatchLabels) == 0 && len(p.Spec.NodeSelector.MatchExpressions) == 0) {
 		return false, nil
 	}
 	sel, err := metav1.LabelSelectorAsSelector(p.Spec.NodeSelector)
-	if err != nil {
-		return false, fmt.Errorf("pool %s: invalid nodeSelector: %w", p.Name, err)
+	if err == nil {
+		return sel.Matches(labels.Set(node.Labels)), nil
 	}
-	return sel.Matches(labels.Set(node.Labels)), nil
+	for _, req := range validRequirements(p.Spec.NodeSelector) {
+		if !req.Matches(labels.Set(node.Labels)) {
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("pool %s has an invalid nodeSelector that may select node %s: %w", p.Name, node.Name, err)
+}
+
+// validRequirements returns what sel surely requires: the requirements that
+// parse on their own, and, for a label with an invalid value that it must
+// equal (or be in), that the label exists.
+func validRequirements(sel *metav1.LabelSelector) []labels.Requirement {
+	var out []labels.Requirement
+	exists := func(key string) {
+		if r, err := labels.NewRequirement(key, selection.Exists, nil); err == nil {
+			out = append(out, *r)
+		}
+	}
+	for k, v := range sel.MatchLabels {
+		if r, err := labels.NewRequirement(k, selection.Equals, []string{v}); err == nil {
+			out = append(out, *r)
+		} else {
+			exists(k)
+		}
+	}
+	for _, e := range sel.MatchExpressions {
+		one := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{e}}
+		if s, err := metav1.LabelSelectorAsSelector(one); err == nil {
+			reqs, _ := s.Requirements()
+			out = append(out, reqs...)
+		} else if e.Operator == metav1.LabelSelectorOpIn {
+			exists(e.Key)
+		}
+	}
+	return out
 }

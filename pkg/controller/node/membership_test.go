@@ -70,3 +70,42 @@ func TestPhaseOf(t *testing.T) {
 		}
 	}
 }
+
+// TestPrimaryPoolInvalidSelector: a pool whose nodeSelector does not parse
+// only leaves in doubt the nodes it might select; every other node keeps its
+// pool (issue 16: one broken pool dropped every node from every pool).
+func TestPrimaryPoolInvalidSelector(t *testing.T) {
+	broken := roledPool("infra", "infra")
+	broken.Spec.NodeSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "zone", Operator: "Near", Values: []string{"a"}}}
+	badValue := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
+	badValue.Spec.NodeSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"node-role.kubernetes.io/gpu": "not a valid value!"}}
+	pools := []*mcfgv1.MachineConfigPool{roledPool("worker", "worker"), roledPool("master", "master"), broken, badValue}
+	for _, tc := range []struct {
+		roles []string
+		want  string
+		err   bool
+	}{
+		{roles: []string{"worker"}, want: "worker"},
+		{roles: []string{"master"}, want: "master"},
+		{roles: []string{"master", "infra"}, err: true}, // infra might select it
+		{roles: []string{"worker", "infra"}, err: true},
+		{roles: []string{"storage"}, want: ""},
+		{roles: []string{"worker", "gpu"}, err: true}, // gpu's selector needs the label, with a value it cannot have
+	} {
+		p, err := PrimaryPool(pools, roledNode(tc.roles...))
+		if (err != nil) != tc.err {
+			t.Errorf("%v: err = %v, want error %v", tc.roles, err, tc.err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		got := ""
+		if p != nil {
+			got = p.Name
+		}
+		if got != tc.want {
+			t.Errorf("%v: pool = %q, want %q", tc.roles, got, tc.want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 //     the pool's stage concurrency (default: all).
 //   - Grants: desiredConfig goes to at most maxUnavailable nodes (MCO
 //     rounding, at least 1); nodes already unavailable, and nodes failing on
-//     the target, use up that capacity, like the MCO's getAllCandidateMachines.
+//     the target, use up that capacity (PlacesUsed, the MCO's
+//     getAllCandidateMachines).
 //     Staged nodes go first, then the MCO's zone-then-age order.
 //   - Control plane (etcd ordering on): nothing is granted while etcd is
 //     unreachable or a member is unhealthy; never more members down than
@@ -122,19 +123,14 @@ func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
 
 // planGrants hands out desiredConfig.
 func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gates []DisruptionGate) {
-	// The MCO's getAllCandidateMachines: unavailable nodes use capacity, and
-	// so do nodes failing on the target (if the failure clears, they would
-	// update at once).
-	capacity := r.MaxUnavailable - r.Unavailable
+	// The places already taken, by the rule shared with the DPU
+	// HostMaintenance controller (PlacesUsed).
+	capacity := r.MaxUnavailable - PlacesUsed(pool.Target, nodes...)
 	var candidates []NodeView
 	for _, n := range nodes {
-		if n.Desired == pool.Target {
-			if n.failing() {
-				capacity--
-			}
-			continue
+		if n.Desired != pool.Target {
+			candidates = append(candidates, n)
 		}
-		candidates = append(candidates, n)
 	}
 	capacity = max(capacity, 0)
 	r.Capacity = capacity
@@ -200,17 +196,17 @@ func planLeader(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, hol
 			order.leader, nodeList(pending)))
 		return false
 	}
-	if len(order.members) == 1 {
+	if len(order.allMembers) == 1 {
 		return true
 	}
 	to := order.leaderTarget(nodes, pool.Target)
 	if to == "" {
-		hold(HoldNoMoveLeaderTarget, fmt.Sprintf("no updated, healthy etcd member to move leadership from %s to", order.leader))
+		hold(HoldNoMoveLeaderTarget, fmt.Sprintf("no updated, healthy etcd member to move leadership from %s to", order.leaderMember))
 		return false
 	}
-	r.MoveLeader = &LeaderMove{From: order.leader, To: to}
+	r.MoveLeader = &LeaderMove{From: order.leaderMember, To: to}
 	r.Events = append(r.Events, normal(EventMoveEtcdLeader,
-		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leader, to, order.leader)))
+		fmt.Sprintf("Moving etcd leadership from %s to %s before updating %s", order.leaderMember, to, order.leader)))
 	hold(HoldMoveLeaderPending, fmt.Sprintf("etcd leadership moves to %s first", to))
 	return false
 }

@@ -1,491 +1,564 @@
-package node
+package node_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/klog/v2"
 
+	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
 )
 
-// The property test drives Plan through a simulated fleet: daemons that
-// stage slowly or fail, drains and reboots, nodes that go NotReady or vanish,
-// new nodes, pauses, new targets mid-rollout, an etcd cluster whose members
-// go down with their masters, lose their leader, become unreachable, and
-// MoveLeader calls that fail. After every plan it checks the safety
-// invariants; once the chaos stops it checks the rollout finishes.
+// The planner's property test drives both deciders that admit disruption in
+// a tenant cluster, the node planner (node.AdmitPool: the controller's
+// admission lock, overlay, Plan and writes) and the DPU HostMaintenance
+// decider (dpu.DecideTenant), plus an infra cluster whose planner is gated by
+// the DPU infra gate (dpu.GateVerdict) and whose DPUs ask for their hosts'
+// maintenance (dpu.DecideInfra), through a simulated world: machines that
+// run the real daemon decision (daemon.Next) and the real drain decision
+// (drain.Decide), a stale informer cache, and faults. After every decision
+// an oracle written from the MCO's documented rules, counting from the
+// world and not from the planner's NodeView, judges it; once the faults
+// stop it checks that everything finishes.
+//
+// The oracle's rules, and where they come from (openshift/machine-config-
+// operator, read at commit 7ff337a4ffac, master of 2026-08-20):
+//
+//  R1 maxUnavailable (pkg/controller/node/node_controller.go, maxUnavailable):
+//     spec.maxUnavailable unset means 1; an integer is taken as is; a
+//     percent is of the pool's node count, rounded down
+//     (intstr.GetScaledValueFromIntOrPercent with roundUp=false); a result
+//     of 0 becomes 1. Computed here by oracleMaxUnavailable, from the string.
+//  R2 what is unavailable (pkg/controller/common/layered_node_state.go,
+//     IsUnavailableForUpdate, used by getUnavailableMachines in
+//     pkg/controller/node/status.go): a node that is not Ready or is
+//     cordoned, or whose daemon is working towards a config (not Done, not
+//     failing). A failing daemon (IsNodeMCDFailing: currentConfig !=
+//     desiredConfig and state Degraded or Unreconcilable) is not.
+//  R3 failures use capacity (node_controller.go, getAllCandidateMachines):
+//     "Nodes which are failing to target this config also count against
+//     availability - it might be a transient issue, and if the issue clears
+//     we don't want multiple to update at once."
+//  R4 paused pools (node_controller.go, updatePools): a paused pool only
+//     gets its status synced: no new desiredConfig (and, for tandem, no
+//     stageConfig).
+//  R5 (tandem, DESIGN.md "DPU pairing and the reboot API") HostMaintenance
+//     requests count against the tenant pool's maxUnavailable, with the
+//     node planner's grants: one budget, two deciders.
+//  R6 (tandem, DESIGN.md "Infra pool") an infra node is granted only after
+//     its tenant host holds a Drained maintenance; and a DPU never reboots
+//     for its update while its host is not held and cordoned.
+//  R7 (tandem, DESIGN.md "Control plane") no control-plane grant while etcd
+//     is unreachable, has no leader or a member is unhealthy; never more
+//     members down than quorum allows ((n-1)/2, at least 1); the leader's
+//     node after every follower, and only after leadership moved away; a
+//     MoveLeader only to a healthy member whose node is updated.
+//
+// How the oracle counts (R2, R3, R5), per node, at the moment of a decision:
+// the node is disrupted or committed to be if it is cordoned, draining,
+// rebooting or NotReady; or granted a config it does not run yet (unless it
+// is failing on a config other than the pool's target, R2); or held or
+// admitted by a HostMaintenance; or asked to reboot and not rebooted yet.
+// Facts the deciders write themselves (desiredConfig, stageConfig, the hold
+// record and its cordon, rebootRequest, request statuses) are taken from the
+// world, whether or not the cache or the admission overlay shows them yet (a
+// write that timed out but was applied counts). Facts others write (Ready,
+// the daemon's state and currentConfig, the drain controller's cordon) are
+// taken as the cache showed them at the decision: no decider can know
+// better. A node whose daemon is not Done for another reason (a failed
+// stage) is not counted, though the MCO's R2 counts it: the oracle is an
+// upper bound on disruption, and the planner may be more careful.
+//
+// Whenever a decision admits a disruption (a grant, a hold, an admitted
+// request, a reboot request), the pool's count after it must be at most R1.
 
-var plannerSchedules = flag.Int("planner-schedules", 3000, "schedules the planner property test runs")
+var (
+	plannerSchedules = flag.Int("planner-schedules", 3000, "schedules the planner property test runs (make test-long: 20000)")
+	plannerSeed      = flag.Int("planner-seed", -1, "replay one schedule of the planner property test, printing every decision")
+)
 
 const (
-	chaosSteps = 200 // steps with random faults
-	calmSteps  = 600 // steps after the faults stop, for the rollout to finish
+	chaosSteps = 150 // steps with random faults
+	calmSteps  = 700 // steps after the faults stop, for the rollouts to finish
 )
 
-type simNode struct {
-	NodeView
-	stageLeft int // steps until the stage completes
-	phase     simPhase
-	phaseLeft int
-	broken    bool // failing until repaired
-}
-
-type simPhase int
+type scheduleKind int
 
 const (
-	idle simPhase = iota
-	working
-	draining
-	rebooting
+	kindWorkers      scheduleKind = iota // a worker pool; nodes join and vanish
+	kindControlPlane                     // masters with etcd members
+	kindDPU                              // workers with DPUs, and the infra cluster
 )
 
-type simEtcd struct {
-	members     []string
-	leader      string
-	unreachable bool
-	sick        map[string]bool // random faults, besides members whose master reboots
-	electIn     int             // steps until a leaderless cluster elects
+type profile struct {
+	stageSlow                           int
+	stageFailP, daemonFailP             float64 // a pull fails (granted or not); any other step fails
+	flapP, powerP                       float64 // a node goes NotReady for a while; loses power
+	pauseP, retargetP                   float64
+	joinP, vanishP                      float64
+	etcdFaultP, moveFailP, memberLossP  float64
+	writeTimeoutP, writeRefuseP, dpuRef float64 // planner writes time out (applied) or are refused; DPU writes refused
+	maxLag                              int     // the cache shows a write up to maxLag steps late
+	namedMembers                        bool    // etcd members named like their nodes (else: by address)
 }
 
-type sim struct {
-	rng      *rand.Rand
-	pool     PoolView
-	nodes    []*simNode
-	etcd     *simEtcd // nil: a worker pool, no etcd source
-	step     int
-	cfgSeq   int
-	nameSeq  int
-	calm     bool
-	profile  simProfile
-	failures []string
-	stats    *simStats
-}
-
-// simStats shows what the schedules exercised, so a green run is not a
-// run that never reached the interesting cases.
-type simStats struct {
+type stats struct {
 	plans, grants, stages, moves, etcdHolds, pausedPlans, retargets, completed int
+	writeFaults, daemonFailures, reboots, powerLosses, flaps                   int
+	admitted, coalesced, infraGrants, memberLosses, addressMapped              int
+	byKind                                                                     [3]int
 }
 
-type simProfile struct {
-	stageSlow  int     // max steps a stage takes
-	failP      float64 // per step, a working daemon fails
-	vanishP    float64 // per step, a node vanishes (worker pools)
-	flapP      float64 // per step, an idle node goes NotReady for a while
-	pauseP     float64
-	retargetP  float64
-	etcdFaultP float64
-	moveFailP  float64
+type world struct {
+	ctx    context.Context
+	rng    *rand.Rand
+	kind   scheduleKind
+	tenant *cluster
+	infra  *cluster
+	etcd   *simEtcd
+	hms    map[string]*dpuv1.HostMaintenance
+	hmSeq  int
+	step   int
+	calm   bool
+	cfgSeq map[string]int
+	// targetSince is when each pool's target was rendered.
+	targetSince map[string]time.Time
+	nameSeq     int
+	profile     profile
+	stats       *stats
+
+	failures []string
+	debug    bool // print each decision (TestDebugSeed)
 }
 
-func newSim(seed uint64) *sim {
+func newWorld(seed uint64, st *stats) *world {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	s := &sim{rng: rng, cfgSeq: 1}
-	s.profile = simProfile{
-		stageSlow:  1 + rng.IntN(12),
-		failP:      rng.Float64() * 0.05,
-		vanishP:    rng.Float64() * 0.02,
-		flapP:      rng.Float64() * 0.03,
-		pauseP:     rng.Float64() * 0.03,
-		retargetP:  rng.Float64() * 0.01,
-		etcdFaultP: rng.Float64() * 0.05,
-		moveFailP:  rng.Float64() * 0.5,
+	w := &world{ctx: klog.NewContext(context.Background(), logr.Discard()), rng: rng, stats: st, hms: map[string]*dpuv1.HostMaintenance{}, cfgSeq: map[string]int{},
+		targetSince: map[string]time.Time{}}
+	w.kind = scheduleKind(rng.IntN(3))
+	st.byKind[w.kind]++
+	w.profile = profile{
+		stageSlow:     1 + rng.IntN(8),
+		stageFailP:    rng.Float64() * 0.3,
+		daemonFailP:   rng.Float64() * 0.03,
+		flapP:         rng.Float64() * 0.02,
+		powerP:        rng.Float64() * 0.005,
+		pauseP:        rng.Float64() * 0.03,
+		retargetP:     rng.Float64() * 0.01,
+		joinP:         rng.Float64() * 0.02,
+		vanishP:       rng.Float64() * 0.01,
+		etcdFaultP:    rng.Float64() * 0.05,
+		moveFailP:     rng.Float64() * 0.5,
+		memberLossP:   rng.Float64() * 0.01,
+		writeTimeoutP: rng.Float64() * 0.1,
+		writeRefuseP:  rng.Float64() * 0.1,
+		dpuRef:        rng.Float64() * 0.1,
+		maxLag:        rng.IntN(4),
+		namedMembers:  rng.IntN(2) == 0,
 	}
-	controlPlane := rng.IntN(2) == 0
-	var n int
-	if controlPlane {
-		s.pool = PoolView{Name: constants.MasterPool, ControlPlane: true}
-		n = []int{1, 3, 3, 3, 5}[rng.IntN(5)]
-		s.etcd = &simEtcd{sick: map[string]bool{}}
-	} else {
-		s.pool = PoolView{Name: "worker"}
-		n = 1 + rng.IntN(12)
+	switch w.kind {
+	case kindControlPlane:
+		w.tenant = w.newCluster("tenant", constants.MasterPool, []int{1, 3, 3, 3, 5}[rng.IntN(5)])
+		w.tenant.pool.ControlPlane = true
+		w.etcd = newSimEtcd(w)
+	case kindWorkers:
+		w.tenant = w.newCluster("tenant", constants.WorkerPool, 1+rng.IntN(10))
+	case kindDPU:
+		hosts := 1 + rng.IntN(6)
+		w.tenant = w.newCluster("tenant", constants.WorkerPool, hosts)
+		w.infra = w.newCluster("infra", constants.DPUWorkerPool, 0)
+		for i, h := range w.tenant.nodes[:1+rng.IntN(hosts)] {
+			d := newSimNode(fmt.Sprintf("dpu-%d", i), constants.DPUWorkerPool, w.config(w.infra), w.infra.images[w.config(w.infra)], epoch)
+			d.pair, h.pair = h.name, d.name
+			w.infra.nodes = append(w.infra.nodes, d)
+		}
+		w.infra.pool.MaxUnavailable = randomMaxUnavailable(rng)
 	}
-	switch rng.IntN(4) {
-	case 0:
-	case 1:
-		v := intstr.FromInt32(int32(1 + rng.IntN(3)))
-		s.pool.MaxUnavailable = &v
-	case 2:
-		v := intstr.FromString(fmt.Sprintf("%d%%", 10+rng.IntN(91)))
-		s.pool.MaxUnavailable = &v
-	case 3:
-		v := intstr.FromString("100%")
-		s.pool.MaxUnavailable = &v
-	}
+	w.tenant.pool.MaxUnavailable = randomMaxUnavailable(rng)
 	if rng.IntN(2) == 0 {
-		v := intstr.FromInt32(int32(1 + rng.IntN(4)))
-		s.pool.StageConcurrency = &v
+		v := strconv.Itoa(1 + rng.IntN(4))
+		w.tenant.pool.StageConcurrency = intOrString(v)
 	}
-	old := s.config()
-	for range n {
-		s.addNode(old)
+	for _, c := range w.clusters() {
+		w.retarget(c)
+		c.record(0)
 	}
-	if s.etcd != nil {
-		for _, nd := range s.nodes {
-			s.etcd.members = append(s.etcd.members, nd.Name)
-		}
-		s.etcd.leader = s.etcd.members[rng.IntN(len(s.etcd.members))]
-	}
-	s.pool.Target = s.nextConfig()
-	return s
+	return w
 }
 
-func (s *sim) config() string     { return fmt.Sprintf("rendered-%s-%d", s.pool.Name, s.cfgSeq) }
-func (s *sim) nextConfig() string { s.cfgSeq++; return s.config() }
+type intOrStr = intstr.IntOrString
 
-func (s *sim) addNode(cfg string) {
-	s.nameSeq++
-	nv := NodeView{Name: fmt.Sprintf("%s-%d", s.pool.Name, s.nameSeq), Created: epoch.Add(time.Duration(s.step) * time.Minute),
-		Current: cfg, Desired: cfg, State: constants.MachineConfigDaemonStateDone, Ready: true}
-	if s.rng.IntN(2) == 0 {
-		nv.Zone, nv.HasZone = fmt.Sprintf("zone-%d", s.rng.IntN(3)), true
-	}
-	s.nodes = append(s.nodes, &simNode{NodeView: nv})
-}
+func intOrString(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
 
-func (s *sim) views() []NodeView {
-	out := make([]NodeView, 0, len(s.nodes))
-	for _, n := range s.nodes {
-		out = append(out, n.NodeView)
-	}
-	return out
-}
-
-func (s *sim) node(name string) *simNode {
-	for _, n := range s.nodes {
-		if n.Name == name {
-			return n
-		}
+func randomMaxUnavailable(rng *rand.Rand) *intOrStr {
+	switch rng.IntN(4) {
+	case 1:
+		return intOrString(strconv.Itoa(1 + rng.IntN(3)))
+	case 2:
+		return intOrString(fmt.Sprintf("%d%%", 10+rng.IntN(91)))
+	case 3:
+		return intOrString("100%")
 	}
 	return nil
 }
 
-// memberDown reports whether a member is down: its master reboots, or a
-// random fault.
-func (s *sim) memberDown(m string) bool {
-	if s.etcd.sick[m] {
-		return true
+func (w *world) newCluster(name, pool string, n int) *cluster {
+	c := &cluster{name: name, pool: node.PoolView{Name: pool}, adm: node.NewAdmission(), images: map[string]string{},
+		cache: map[string]*corev1.Node{}, shown: map[string]int{}, history: map[string][]snapshot{}, drains: map[string]*drainJob{}}
+	cfg := w.nextConfig(c, true)
+	for range n {
+		c.nodes = append(c.nodes, w.addNode(c, cfg))
 	}
-	n := s.node(m)
-	return n != nil && n.phase == rebooting
+	return c
 }
 
-// facts is the etcd snapshot the reconciler would take.
-func (s *sim) facts() Facts {
-	f := Facts{Now: epoch.Add(time.Duration(s.step) * time.Second)}
-	if s.etcd == nil {
-		return f
+func (w *world) addNode(c *cluster, cfg string) *simNode {
+	w.nameSeq++
+	n := newSimNode(fmt.Sprintf("%s-%d", c.pool.Name, w.nameSeq), c.pool.Name, cfg, c.images[cfg], epoch.Add(time.Duration(w.step)*time.Minute))
+	n.addrs = []string{fmt.Sprintf("10.0.%d.%d", w.nameSeq/200, w.nameSeq%200+1)}
+	if w.rng.IntN(2) == 0 {
+		n.labels = map[string]string{constants.NodeRoleLabelPrefix + c.pool.Name: "", constants.ZoneLabel: fmt.Sprintf("zone-%d", w.rng.IntN(3))}
 	}
-	if s.etcd.unreachable {
-		f.Etcd = fakeEtcd{err: errUnreachable}
-		return f
-	}
-	fe := fakeEtcd{leader: s.etcd.leader, members: slices.Clone(s.etcd.members), unhealthy: map[string]string{}}
-	for _, m := range s.etcd.members {
-		if s.memberDown(m) {
-			fe.unhealthy[m] = "down"
-		}
-	}
-	f.Etcd = fe
-	return f
+	return n
 }
 
-func (s *sim) violate(format string, args ...any) {
-	s.failures = append(s.failures, fmt.Sprintf("step %d: ", s.step)+fmt.Sprintf(format, args...))
+func (w *world) clusters() []*cluster {
+	if w.infra != nil {
+		return []*cluster{w.tenant, w.infra}
+	}
+	return []*cluster{w.tenant}
 }
 
-// check asserts the safety invariants of one plan.
-func (s *sim) check(views []NodeView, facts Facts, r Result) {
-	target := s.pool.Target
-	if s.pool.Paused && (len(r.Grant) > 0 || len(r.Stage) > 0 || r.MoveLeader != nil) {
-		s.violate("paused pool got grants %v stages %v move %v", r.Grant, r.Stage, r.MoveLeader)
+func (w *world) config(c *cluster) string {
+	return fmt.Sprintf("rendered-%s-%d", c.pool.Name, w.cfgSeq[c.pool.Name])
+}
+
+// nextConfig renders a new config: mostly with a new OS image, sometimes
+// files only (the image stays).
+func (w *world) nextConfig(c *cluster, first bool) string {
+	prev := c.images[w.config(c)]
+	w.cfgSeq[c.pool.Name]++
+	cfg := w.config(c)
+	img := fmt.Sprintf("registry.test/%s-os@sha256:%04d", c.pool.Name, w.cfgSeq[c.pool.Name])
+	if !first && w.rng.IntN(4) == 0 {
+		img = prev
 	}
-	byName := map[string]NodeView{}
-	for _, v := range views {
-		byName[v.Name] = v
-	}
-	after := slices.Clone(views)
-	for _, g := range r.Grant {
-		v, ok := byName[g.Node]
-		if !ok || v.Desired == target || g.Config != target {
-			s.violate("grant %v of a node not needing it", g)
+	c.images[cfg] = img
+	return cfg
+}
+
+func (w *world) retarget(c *cluster) {
+	c.pool.Target = w.nextConfig(c, false)
+	w.targetSince[c.pool.Name] = w.now()
+}
+
+func (w *world) now() time.Time { return epoch.Add(time.Duration(w.step) * time.Second) }
+
+// chaos injects the faults of one step; none once calm.
+func (w *world) chaos() {
+	if w.calm {
+		for _, c := range w.clusters() {
+			c.pool.Paused = false
 		}
-		for i := range after {
-			if after[i].Name == g.Node {
-				after[i].Desired = g.Config
-			}
+		if w.etcd != nil {
+			w.etcd.calm()
 		}
-	}
-	if len(r.Grant) > 0 {
-		maxU, err := MaxUnavailable(s.pool.MaxUnavailable, len(views))
-		if err != nil {
-			s.violate("grants with an invalid maxUnavailable")
-		}
-		used := 0
-		for _, v := range after {
-			if v.Unavailable() || (v.Desired == target && v.failing()) {
-				used++
-			}
-		}
-		if used > maxU {
-			s.violate("%d nodes unavailable after grants %v, maxUnavailable %d", used, r.Grant, maxU)
-		}
-	}
-	if s.etcd == nil {
 		return
 	}
-	// Control plane.
-	if len(r.Grant) > 0 {
-		fe, ok := facts.Etcd.(fakeEtcd)
-		if !ok || fe.err != nil {
-			s.violate("control-plane grants %v while etcd is unreachable", r.Grant)
+	p := w.profile
+	for _, c := range w.clusters() {
+		if w.rng.Float64() < p.pauseP {
+			c.pool.Paused = !c.pool.Paused
+		}
+		if w.rng.Float64() < p.retargetP {
+			w.retarget(c)
+			w.stats.retargets++
+		}
+		for _, n := range c.nodes {
+			if n.flap == 0 && w.rng.Float64() < p.flapP {
+				n.flap = 1 + w.rng.IntN(6)
+				w.stats.flaps++
+			}
+			if n.reboot == 0 && w.rng.Float64() < p.powerP {
+				w.powerLoss(n)
+				w.stats.powerLosses++
+			}
+		}
+	}
+	if w.kind == kindWorkers {
+		c := w.tenant
+		if len(c.nodes) > 1 && w.rng.Float64() < p.vanishP {
+			i := w.rng.IntN(len(c.nodes))
+			c.adm.Forget(c.nodes[i].name)
+			c.nodes = slices.Delete(c.nodes, i, i+1)
+		}
+		if w.rng.Float64() < p.joinP {
+			// A new node comes up on the pool's first config.
+			first := fmt.Sprintf("rendered-%s-1", c.pool.Name)
+			c.nodes = append(c.nodes, w.addNode(c, first))
+		}
+	}
+	if w.etcd != nil {
+		w.etcd.chaos(w)
+	}
+}
+
+// machines runs every node's daemon and the drain controller, then the
+// tenant drainer and the DPUs' effect on their hosts' network.
+func (w *world) machines() {
+	for _, c := range w.clusters() {
+		for _, n := range c.nodes {
+			if n.flap > 0 {
+				n.flap--
+			}
+			w.daemonStep(c, n)
+			w.drainStep(n)
+		}
+		for name, j := range c.drains {
+			if !j.succeeded {
+				if j.left--; j.left <= 0 {
+					j.succeeded = true
+				}
+			}
+			if c.node(name) == nil {
+				delete(c.drains, name)
+			}
+		}
+	}
+	if w.infra != nil {
+		for _, h := range w.tenant.nodes {
+			d := w.infra.node(h.pair)
+			h.netDown = d != nil && d.reboot > 0
+		}
+	}
+	if w.etcd != nil {
+		w.etcd.elect(w)
+	}
+}
+
+func (w *world) run() {
+	for w.step = 1; w.step <= chaosSteps+calmSteps; w.step++ {
+		w.calm = w.step > chaosSteps
+		w.chaos()
+		for _, c := range w.clusters() {
+			c.refreshCache(w.rng, w.step, w.profile.maxLag)
+		}
+		w.decide()
+		w.machines()
+		w.checkPhysical()
+		for _, c := range w.clusters() {
+			c.record(w.step)
+		}
+		if w.calm && w.finished() {
+			w.stats.completed++
 			return
 		}
-		if len(fe.unhealthy) > 0 {
-			s.violate("control-plane grants %v while members %v are unhealthy", r.Grant, fe.unhealthy)
-		}
-		if fe.leader == "" {
-			s.violate("control-plane grants %v without an etcd leader", r.Grant)
-		}
-		down := 0
-		for _, v := range after {
-			if v.Unavailable() || v.failing() {
-				down++
-			}
-		}
-		if limit := max((len(fe.members)-1)/2, 1); down > limit {
-			s.violate("%d members down after grants %v, quorum allows %d", down, r.Grant, limit)
-		}
-		for _, g := range r.Grant {
-			if g.Node != fe.leader {
-				continue
-			}
-			for _, v := range views {
-				if v.Name != fe.leader && !v.updated(target) {
-					s.violate("leader %s granted while follower %s is pending", g.Node, v.Name)
-				}
-			}
-			if len(fe.members) > 1 {
-				s.violate("leader %s of a %d-member cluster granted without moving leadership", g.Node, len(fe.members))
+	}
+	var stuck []string
+	for _, c := range w.clusters() {
+		for _, n := range c.nodes {
+			if !w.nodeFinished(c, n) {
+				stuck = append(stuck, describeNode(n))
 			}
 		}
 	}
-	if m := r.MoveLeader; m != nil {
-		fe, _ := facts.Etcd.(fakeEtcd)
-		if m.From != fe.leader || m.To == fe.leader {
-			s.violate("MoveLeader %+v while leader is %s", *m, fe.leader)
-		}
-		if _, sick := fe.unhealthy[m.To]; sick {
-			s.violate("MoveLeader to unhealthy %s", m.To)
-		}
-		if v, ok := byName[m.To]; ok && !v.updated(target) {
-			s.violate("MoveLeader to %s, not updated", m.To)
-		}
-		if slices.ContainsFunc(r.Grant, func(a Assignment) bool { return a.Node == m.From }) {
-			s.violate("leader %s granted in the plan that moves its leadership", m.From)
-		}
-	}
-}
-
-// apply carries out a Result, as the reconciler does.
-func (s *sim) apply(r Result) {
-	for _, a := range r.Stage {
-		if n := s.node(a.Node); n != nil && n.Stage != a.Config {
-			n.Stage = a.Config
-			n.stageLeft = 1 + s.rng.IntN(s.profile.stageSlow)
-		}
-	}
-	for _, a := range r.Grant {
-		if n := s.node(a.Node); n != nil {
-			n.Desired = a.Config
-		}
-	}
-	if m := r.MoveLeader; m != nil && s.etcd.leader == m.From {
-		if s.calm || s.rng.Float64() >= s.profile.moveFailP {
-			s.etcd.leader = m.To
-		}
-	}
-}
-
-// chaos injects faults; none once the schedule is calm.
-func (s *sim) chaos() {
-	if s.calm {
-		s.pool.Paused = false
-		if s.etcd != nil {
-			s.etcd.unreachable = false
-			clear(s.etcd.sick)
-		}
-		for _, n := range s.nodes {
-			if n.phase == idle {
-				n.Ready = true
-			}
-			n.broken = false
-		}
-		return
-	}
-	p := s.profile
-	if s.rng.Float64() < p.pauseP {
-		s.pool.Paused = !s.pool.Paused
-	}
-	if s.rng.Float64() < p.retargetP {
-		s.pool.Target = s.nextConfig()
-		s.stats.retargets++
-	}
-	for _, n := range s.nodes {
-		if n.phase == idle && s.rng.Float64() < p.flapP {
-			n.Ready = !n.Ready
-		}
-	}
-	if s.etcd == nil {
-		if len(s.nodes) > 0 && s.rng.Float64() < p.vanishP {
-			i := s.rng.IntN(len(s.nodes))
-			s.nodes = slices.Delete(s.nodes, i, i+1)
-		}
-		if s.rng.Float64() < p.vanishP {
-			s.addNode(s.config())
-			s.nodes[len(s.nodes)-1].Current = fmt.Sprintf("rendered-%s-1", s.pool.Name)
-			s.nodes[len(s.nodes)-1].Desired = s.nodes[len(s.nodes)-1].Current
-		}
-		return
-	}
-	e := s.etcd
-	if s.rng.Float64() < p.etcdFaultP {
-		e.unreachable = !e.unreachable
-	}
-	if s.rng.Float64() < p.etcdFaultP {
-		m := e.members[s.rng.IntN(len(e.members))]
-		e.sick[m] = !e.sick[m]
-	}
-	if s.rng.Float64() < p.etcdFaultP/2 {
-		e.leader = "" // a spontaneous election
-		e.electIn = 1 + s.rng.IntN(3)
-	}
-}
-
-// daemons step every node through stage -> staged -> granted -> working ->
-// drain -> reboot -> done.
-func (s *sim) daemons() {
-	for _, n := range s.nodes {
-		if n.broken {
-			if s.rng.Float64() < 0.1 {
-				n.broken = false
-				n.State = constants.MachineConfigDaemonStateWorking
-			}
+	for _, hm := range w.hms {
+		if !hm.Spec.Action.Holds() {
 			continue
 		}
-		if n.Stage != "" && n.Staged != n.Stage && n.Desired == n.Current {
-			if n.stageLeft--; n.stageLeft <= 0 {
-				n.Staged = n.Stage
-			}
-		}
-		if n.Desired == n.Current && n.phase == idle {
-			continue
-		}
-		if !s.calm && n.phase != rebooting && s.rng.Float64() < s.profile.failP {
-			n.broken, n.phase = true, idle
-			n.State, n.Reason = constants.MachineConfigDaemonStateDegraded, "simulated failure"
-			n.Unschedulable = false
-			continue
-		}
-		switch n.phase {
-		case idle:
-			n.phase, n.State = working, constants.MachineConfigDaemonStateWorking
-			n.phaseLeft = 1
-			if n.Staged != n.Desired {
-				n.phaseLeft += 1 + s.rng.IntN(s.profile.stageSlow)
-			}
-		case working:
-			if n.phaseLeft--; n.phaseLeft <= 0 {
-				n.Staged = n.Desired
-				n.phase, n.phaseLeft, n.Unschedulable = draining, 1+s.rng.IntN(3), true
-			}
-		case draining:
-			if n.phaseLeft--; n.phaseLeft <= 0 {
-				n.phase, n.phaseLeft, n.Ready = rebooting, 2+s.rng.IntN(4), false
-				if s.etcd != nil && s.etcd.leader == n.Name {
-					s.etcd.leader, s.etcd.electIn = "", 1+s.rng.IntN(2)
-				}
-			}
-		case rebooting:
-			if n.phaseLeft--; n.phaseLeft <= 0 {
-				n.phase, n.Ready, n.Unschedulable = idle, true, false
-				n.Current, n.State, n.Reason = n.Desired, constants.MachineConfigDaemonStateDone, ""
-			}
-		}
+		stuck = append(stuck, fmt.Sprintf("request %s (%s %s, %s: %s)", hm.Name, hm.Spec.Action, hm.Spec.NodeName, hm.Status.Phase, hm.Status.Message))
 	}
-	if e := s.etcd; e != nil && e.leader == "" {
-		if e.electIn--; e.electIn <= 0 {
-			var up []string
-			for _, m := range e.members {
-				if !s.memberDown(m) {
-					up = append(up, m)
-				}
-			}
-			if len(up)*2 > len(e.members) {
-				e.leader = up[s.rng.IntN(len(up))]
-			}
-		}
+	w.violate("rollouts to %s did not finish %d steps after the faults stopped: %s", w.targets(), calmSteps, strings.Join(stuck, "; "))
+}
+
+func (w *world) targets() string {
+	var t []string
+	for _, c := range w.clusters() {
+		t = append(t, c.pool.Target)
+	}
+	return strings.Join(t, ", ")
+}
+
+// decide lets every decider decide once, in a random order: the deciders of
+// one cluster share its admission, whatever the order.
+func (w *world) decide() {
+	deciders := []func(){func() { w.planPool(w.tenant) }}
+	if w.kind == kindDPU {
+		deciders = append(deciders, w.decideTenant, func() { w.planPool(w.infra) }, w.decideInfra)
+	}
+	w.rng.Shuffle(len(deciders), func(i, j int) { deciders[i], deciders[j] = deciders[j], deciders[i] })
+	for _, d := range deciders {
+		d()
 	}
 }
 
-func (s *sim) count(r Result) {
-	st := s.stats
-	st.plans++
-	st.grants += len(r.Grant)
-	st.stages += len(r.Stage)
-	if r.MoveLeader != nil {
-		st.moves++
-	}
-	if s.pool.Paused {
-		st.pausedPlans++
-	}
-	for _, h := range r.Holds {
-		if h.Reason == HoldEtcdUnreachable || h.Reason == HoldEtcdUnhealthy {
-			st.etcdHolds++
-			break
-		}
-	}
+func (w *world) nodeFinished(c *cluster, n *simNode) bool {
+	_, held := n.ann[constants.MaintenanceCordonAnnotation]
+	return n.ann[constants.CurrentConfigAnnotation] == c.pool.Target && n.ann[constants.DesiredConfigAnnotation] == c.pool.Target &&
+		n.ann[constants.StateAnnotation] == constants.MachineConfigDaemonStateDone && !n.unschedulable && n.ready() && !held &&
+		n.booted == c.images[c.pool.Target] && n.record == nil
 }
 
-func (s *sim) finished() bool {
-	for _, n := range s.nodes {
-		if !n.updated(s.pool.Target) || !n.schedulable() {
+func (w *world) finished() bool {
+	for _, c := range w.clusters() {
+		for _, n := range c.nodes {
+			if !w.nodeFinished(c, n) {
+				return false
+			}
+		}
+	}
+	for _, hm := range w.hms {
+		if hm.Spec.Action.Holds() {
 			return false
 		}
 	}
 	return true
 }
 
-func (s *sim) run() {
-	for s.step = 0; s.step < chaosSteps+calmSteps; s.step++ {
-		s.calm = s.step >= chaosSteps
-		s.chaos()
-		views, facts := s.views(), s.facts()
-		r := Plan(s.pool, views, facts)
-		s.check(views, facts, r)
-		s.count(r)
-		s.pool.Status = *r.Status
-		s.apply(r)
-		s.daemons()
-		if s.calm && s.finished() {
-			s.stats.completed++
-			return
+// oracleMaxUnavailable is R1, from the pool's value as a person wrote it.
+func oracleMaxUnavailable(v *intOrStr, nodes int) int {
+	n := 1
+	if v != nil {
+		s := v.String()
+		if p, ok := strings.CutSuffix(s, "%"); ok {
+			pct, _ := strconv.Atoi(p)
+			n = pct * nodes / 100 // rounded down
+		} else {
+			n, _ = strconv.Atoi(s)
 		}
 	}
-	var stuck []string
-	for _, n := range s.nodes {
-		if !n.updated(s.pool.Target) {
-			stuck = append(stuck, fmt.Sprintf("%s(cur=%s des=%s state=%s)", n.Name, n.Current, n.Desired, n.State))
+	if n == 0 {
+		n = 1
+	}
+	return n
+}
+
+// committed lists the pool's nodes the oracle counts (see the rules above).
+func (w *world) committed(c *cluster) []string {
+	var out []string
+	for _, n := range c.nodes {
+		if why := w.counts(c, n); why != "" {
+			out = append(out, n.name+"("+why+")")
 		}
 	}
-	s.violate("rollout to %s did not finish after the faults stopped: %s", s.pool.Target, strings.Join(stuck, " "))
+	return out
+}
+
+// counts says why n counts against c's maxUnavailable, "" if it does not.
+func (w *world) counts(c *cluster, n *simNode) string {
+	ext := c.cache[n.name]
+	if ext == nil {
+		ext = n.object() // a node the cache does not show yet: what is written now
+	}
+	ea := ext.Annotations
+	ready := ext.Status.Conditions[0].Status == "True"
+	cordoned := ext.Spec.Unschedulable
+	if n.cordonBy == cordonByDecider {
+		cordoned = n.unschedulable
+	}
+	desired, current := n.ann[constants.DesiredConfigAnnotation], ea[constants.CurrentConfigAnnotation]
+	failing := current != desired && failingState(ea[constants.StateAnnotation])
+	_, held := n.ann[constants.MaintenanceCordonAnnotation]
+	switch {
+	case cordoned:
+		return "cordoned"
+	case !ready:
+		return "NotReady"
+	case ea[constants.DesiredDrainAnnotation] != ea[constants.LastAppliedDrainAnnotation] &&
+		strings.HasPrefix(ea[constants.DesiredDrainAnnotation], constants.DrainerStateDrain+"-"):
+		return "draining"
+	case desired != "" && desired != current && !(failing && desired != c.pool.Target):
+		return "granted " + desired
+	case held || w.admittedRequest(n.name):
+		return "held"
+	case n.ann[constants.RebootRequestAnnotation] != "" && n.ann[constants.RebootRequestAnnotation] != ea[constants.LastRebootAnnotation]:
+		return "reboot requested"
+	}
+	return ""
+}
+
+func (w *world) admittedRequest(nodeName string) bool {
+	for _, hm := range w.hms {
+		if hm.Spec.NodeName == nodeName && hm.Spec.Action.Holds() {
+			switch hm.Status.Phase {
+			case dpuv1.PhaseDraining, dpuv1.PhaseDrained, dpuv1.PhaseRebooting:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// admissions is what a decider's decision may have admitted: per node, its
+// desiredConfig, hold, rebootRequest and admitted requests.
+type admissions map[string]string
+
+// countedNow is the set of c's nodes the oracle counts now.
+func (w *world) countedNow(c *cluster) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range c.nodes {
+		if w.counts(c, n) != "" {
+			out[n.name] = true
+		}
+	}
+	return out
+}
+
+func (w *world) admissionsOf(c *cluster) admissions {
+	out := admissions{}
+	for _, n := range c.nodes {
+		_, held := n.ann[constants.MaintenanceCordonAnnotation]
+		out[n.name] = fmt.Sprintf("%s|%v|%s|%v", n.ann[constants.DesiredConfigAnnotation], held,
+			n.ann[constants.RebootRequestAnnotation], w.admittedRequest(n.name))
+	}
+	return out
+}
+
+// judge applies the oracle after one decider's decision on cluster c: if
+// it admitted a disruption on a node that did not count before, the pool's
+// count must be within R1. (Admitting more on a node already disrupted, say
+// a reboot of a held node, adds nothing.)
+func (w *world) judge(c *cluster, who string, before admissions, countedBefore map[string]bool) {
+	after := w.admissionsOf(c)
+	var admitted []string
+	for name, a := range after {
+		if b, ok := before[name]; ok && a != b && !countedBefore[name] && w.isAdmission(c, name, b, a) {
+			admitted = append(admitted, name)
+		}
+	}
+	if len(admitted) == 0 {
+		return
+	}
+	slices.Sort(admitted)
+	maxU := oracleMaxUnavailable(c.pool.MaxUnavailable, len(c.nodes))
+	if used := w.committed(c); len(used) > maxU {
+		w.violate("%s admitted %v in %s/%s: %d nodes disrupted or committed, maxUnavailable %d: %s",
+			who, admitted, c.name, c.pool.Name, len(used), maxU, strings.Join(used, ", "))
+	}
+}
+
+// isAdmission tells whether a node's change from b to a admits a disruption.
+func (w *world) isAdmission(c *cluster, name, b, a string) bool {
+	bf, af := strings.Split(b, "|"), strings.Split(a, "|")
+	n := c.node(name)
+	cur := n.ann[constants.CurrentConfigAnnotation]
+	if ext := c.cache[name]; ext != nil {
+		cur = ext.Annotations[constants.CurrentConfigAnnotation]
+	}
+	return (af[0] != bf[0] && af[0] != cur) || (af[1] == "true" && bf[1] != "true") ||
+		(af[2] != bf[2] && af[2] != "") || (af[3] == "true" && bf[3] != "true")
 }
 
 func TestPlannerInvariants(t *testing.T) {
@@ -493,23 +566,35 @@ func TestPlannerInvariants(t *testing.T) {
 	if testing.Short() {
 		schedules = 300
 	}
+	if *plannerSeed >= 0 {
+		w := newWorld(uint64(*plannerSeed), &stats{})
+		w.debug = true
+		w.run()
+		for _, f := range w.failures {
+			t.Error(f)
+		}
+		return
+	}
 	violations := 0
-	var st simStats
+	st := &stats{}
 	for seed := range uint64(schedules) {
-		s := newSim(seed)
-		s.stats = &st
-		s.run()
-		if len(s.failures) > 0 {
-			violations += len(s.failures)
+		w := newWorld(seed, st)
+		w.run()
+		if len(w.failures) > 0 {
+			violations += len(w.failures)
 			if violations < 20 {
-				t.Errorf("seed %d (%s, %d nodes): %s", seed, s.pool.Name, len(s.nodes), strings.Join(s.failures, "\n\t"))
+				t.Errorf("seed %d (%s, %d nodes): %s", seed, w.tenant.pool.Name, len(w.tenant.nodes), strings.Join(w.failures[:min(len(w.failures), 5)], "\n\t"))
 			}
 		}
 	}
-	fmt.Printf("planner-coverage: plans=%d grants=%d stages=%d move_leader=%d etcd_held_plans=%d paused_plans=%d retargets=%d completed=%d\n",
-		st.plans, st.grants, st.stages, st.moves, st.etcdHolds, st.pausedPlans, st.retargets, st.completed)
-	if st.grants == 0 || st.moves == 0 || st.etcdHolds == 0 || st.pausedPlans == 0 {
-		t.Errorf("the schedules did not reach every rule: %+v", st)
+	fmt.Printf("planner-coverage: plans=%d grants=%d stages=%d move_leader=%d etcd_held_plans=%d paused_plans=%d retargets=%d "+
+		"write_faults=%d daemon_failures=%d reboots=%d power_losses=%d flaps=%d admitted_requests=%d coalesced=%d infra_grants=%d "+
+		"member_losses=%d address_mapped=%d completed=%d workers_cp_dpu=%d/%d/%d\n",
+		st.plans, st.grants, st.stages, st.moves, st.etcdHolds, st.pausedPlans, st.retargets, st.writeFaults, st.daemonFailures,
+		st.reboots, st.powerLosses, st.flaps, st.admitted, st.coalesced, st.infraGrants, st.memberLosses, st.addressMapped, st.completed, st.byKind[kindWorkers], st.byKind[kindControlPlane], st.byKind[kindDPU])
+	if st.grants == 0 || st.moves == 0 || st.etcdHolds == 0 || st.pausedPlans == 0 || st.admitted == 0 || st.infraGrants == 0 ||
+		st.writeFaults == 0 || st.memberLosses == 0 || st.addressMapped == 0 || st.coalesced == 0 {
+		t.Errorf("the schedules did not reach every rule: %+v", *st)
 	}
-	fmt.Printf("planner-invariants: schedules=%d violations=%d\n", schedules, violations)
+	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=2\n", schedules, violations)
 }

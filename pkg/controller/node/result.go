@@ -37,6 +37,7 @@ type Assignment struct {
 
 // LeaderMove moves etcd leadership from the member From to the member To.
 type LeaderMove struct {
+	// From and To are etcd member names (not node names).
 	From string
 	To   string
 }
@@ -55,6 +56,7 @@ const (
 	HoldLeaderLast         HoldReason = "EtcdLeaderLast"
 	HoldMoveLeaderPending  HoldReason = "EtcdMoveLeaderPending"
 	HoldNoMoveLeaderTarget HoldReason = "EtcdNoMoveLeaderTarget"
+	HoldEtcdMemberUnmapped HoldReason = "EtcdMemberWithoutNode"
 	HoldGate               HoldReason = "DisruptionGate"
 )
 

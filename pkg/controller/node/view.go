@@ -26,6 +26,10 @@ type NodeView struct {
 	State   string // Working, Done, Degraded, Unreconcilable
 	Reason  string
 
+	// Addresses are the node's InternalIP, ExternalIP and Hostname
+	// addresses (to find its etcd member by URL).
+	Addresses []string
+
 	// Ready is the MCO's readiness: Ready=True, DiskPressure=False and
 	// NetworkUnavailable=False (absent conditions do not count against it).
 	Ready         bool
@@ -106,9 +110,21 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		Staged:        a[constants.StagedConfigAnnotation],
 		State:         a[constants.StateAnnotation],
 		Reason:        a[constants.ReasonAnnotation],
+		Addresses:     nodeAddresses(n),
 		Ready:         nodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
 	}
+}
+
+func nodeAddresses(n *corev1.Node) []string {
+	var out []string
+	for _, a := range n.Status.Addresses {
+		switch a.Type {
+		case corev1.NodeInternalIP, corev1.NodeExternalIP, corev1.NodeHostName:
+			out = append(out, a.Address)
+		}
+	}
+	return out
 }
 
 // nodeReady checks the conditions the MCO's CheckNodeReady checks.

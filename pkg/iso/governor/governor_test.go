@@ -29,7 +29,7 @@ func (s *scriptedSampler) Sample(context.Context) (Sample, error) {
 
 type recordingLimiter struct{ limits []uint64 }
 
-func (r *recordingLimiter) SetWriteLimit(_ context.Context, bps uint64) error {
+func (r *recordingLimiter) Set(_ context.Context, bps uint64) error {
 	r.limits = append(r.limits, bps)
 	return nil
 }
@@ -51,7 +51,7 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 	var steps []State
 	g := Governor{
 		Law: testLaw(), Start: 64 * mib, Interval: time.Millisecond,
-		Sampler: sampler, Limiter: lim,
+		Sampler: sampler, Lever: lim,
 		OnStep: func(_ Sample, s State) { steps = append(steps, s) },
 	}
 	if err := g.Run(ctx); err != nil {
@@ -72,7 +72,7 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 }
 
 func TestRunRejectsBadConfig(t *testing.T) {
-	g := Governor{Law: testLaw(), Interval: 0, Sampler: &scriptedSampler{}, Limiter: &recordingLimiter{}}
+	g := Governor{Law: testLaw(), Interval: 0, Sampler: &scriptedSampler{}, Lever: &recordingLimiter{}}
 	if err := g.Run(context.Background()); err == nil {
 		t.Fatal("want an error for a zero interval")
 	}

@@ -1,9 +1,10 @@
 // Package governor keeps etcd's WAL fsync p99 under a target while OS staging
 // writes as fast as that target allows. It samples a latency (etcd's
 // etcd_disk_wal_fsync_duration_seconds histogram, or the block device's
-// latency from /proc/diskstats) every interval and moves the staging write
-// limit with a pure control law (Step), so the law is testable on synthetic
-// latency series without a disk.
+// latency from /proc/diskstats) every interval and moves one staging lever
+// (a write limit, a per-BDI dirty limit, ...) with a pure control law
+// (Step), so the law is testable on synthetic latency series without a
+// disk.
 package governor
 
 import (

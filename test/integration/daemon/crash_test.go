@@ -4,136 +4,302 @@ package daemon_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/test/framework"
 )
 
-// TestDaemonCrash runs the update A -> B once cleanly to learn the daemon's
-// transitions (the steps it takes, in order), then once per transition and
-// per crash kind: the daemon is held right before that step and either
-// killed with SIGKILL (and restarted) or the node loses power (no
-// finalization, /run wiped). After each, the node must converge to B,
-// never boot B before the grant, not stay cordoned, and hold exactly B's
-// files with no half-written one.
+// TestDaemonCrash crashes the daemon at every kind of step it takes. Each
+// script (crash_scripts_test.go) is one way a node moves: an update with an
+// OS change, a kernel-argument-only update, a files-only update, a reboot
+// request, a rollback, a withdrawn stage, bad and missing configs. A script
+// runs once cleanly to learn the daemon's steps (the hook points it
+// reaches, in order), then once per crash point it picks and per crash
+// kind: the daemon is held right at that point and either killed with
+// SIGKILL (and restarted) or the node loses power (no finalization, /run
+// wiped). After each, the script's end state must hold (its oracle:
+// files, booted OS, kernel arguments, annotations), and no OS may have
+// booted that was not granted.
+//
+// The daemon's action kinds are read from pkg/daemon's source (every
+// constant of type ActionKind), not listed here: a kind that no scenario
+// crashes both ways fails the test, so a new kind must come with a script.
 func TestDaemonCrash(t *testing.T) {
+	kinds := actionKinds(t)
 	w := newWorld(t)
-	a, b := w.standardConfigs()
-
-	clean := w.runScenario(t, "crash-clean", a, b, "", 0, nil)
-	transitions := clean.steps
-	if len(transitions) < 8 {
-		t.Fatalf("clean run took only %d steps: %v", len(transitions), transitions)
-	}
-	t.Logf("transitions (%d): %v", len(transitions), transitions)
-
-	type scenario struct {
-		kind       string
-		point      string
-		occurrence int
-	}
-	var scenarios []scenario
-	for _, kind := range []string{"kill", "power-loss"} {
-		seen := map[string]int{}
-		for _, p := range transitions {
-			seen[p]++
-			scenarios = append(scenarios, scenario{kind, p, seen[p]})
+	w.standardConfigs()
+	w.crashConfigs()
+	crashes := []string{"kill", "power-loss"}
+	covered := map[string]map[string]bool{} // action kind -> crash kinds
+	scenarios, passed := 0, 0
+	for _, sc := range crashScripts() {
+		clean := w.runCrashScript(t, sc, sc.name+"-clean", nil)
+		if len(clean) == 0 {
+			t.Fatalf("script %s: the clean run reached no step", sc.name)
 		}
-	}
-	passed := 0
-	for i, sc := range scenarios {
-		name := fmt.Sprintf("%s-%02d-%s", sc.kind, i%len(transitions), sc.point)
-		ok := t.Run(name, func(t *testing.T) {
-			crash := func(sn *framework.SimNode) error {
-				if sc.kind == "kill" {
-					return sn.KillDaemon()
+		t.Logf("script %s: steps (%d): %v", sc.name, len(clean), clean)
+		points := crashPointsOf(clean, sc)
+		for _, kind := range crashes {
+			for i, p := range points {
+				scenarios++
+				name := fmt.Sprintf("%s/%s-%02d-%s", sc.name, kind, i, p.point)
+				ok := t.Run(name, func(t *testing.T) {
+					w.runCrashScript(t, sc, fmt.Sprintf("%s-%s-%d", sc.name, kind, i), &crashAt{crashPoint: p, kind: kind})
+				})
+				if ok {
+					passed++
 				}
-				return sn.PowerCycle()
+				ak, _, _ := strings.Cut(p.point, ".")
+				if covered[ak] == nil {
+					covered[ak] = map[string]bool{}
+				}
+				covered[ak][kind] = true
 			}
-			w.runScenario(t, fmt.Sprintf("crash-%d", i), a, b, sc.point, sc.occurrence, crash)
-		})
-		if ok {
-			passed++
 		}
 	}
-	fmt.Printf("daemon-crash: transitions=%d scenarios=%d passed=%d\n", len(transitions), len(scenarios), passed)
-	if passed != len(scenarios) {
-		t.Fatalf("%d of %d crash scenarios failed", len(scenarios)-passed, len(scenarios))
+	var missing []string
+	n := 0
+	for _, k := range kinds {
+		if covered[k]["kill"] && covered[k]["power-loss"] {
+			n++
+		} else {
+			missing = append(missing, fmt.Sprintf("%s (kill=%v power-loss=%v)", k, covered[k]["kill"], covered[k]["power-loss"]))
+		}
+	}
+	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d\n", len(kinds), n, scenarios, passed)
+	if len(missing) > 0 {
+		t.Errorf("action kinds no scenario crashes with both kill -9 and power loss: %s; add a script to crash_scripts_test.go", strings.Join(missing, ", "))
+	}
+	if passed != scenarios {
+		t.Errorf("%d of %d crash scenarios failed", scenarios-passed, scenarios)
 	}
 }
 
-type scenarioResult struct {
-	steps []string
-}
-
-// runScenario updates a fresh node from A to B with the stand-in
-// controller granting once staged. With point set, it holds the daemon at
-// that step's occurrence and crashes it there.
-func (w *world) runScenario(t *testing.T, nodeName string, a, b ign3types.Config, point string, occurrence int, crash func(*framework.SimNode) error) scenarioResult {
+// actionKinds reads every constant of type ActionKind declared in
+// pkg/daemon's source files, as their string values.
+func actionKinds(t *testing.T) []string {
 	t.Helper()
-	var (
-		mu        sync.Mutex
-		bootErrs  []string
-		grantSeen bool
-	)
-	opts := framework.SimNodeOptions{Hooked: true}
-	opts.OnBoot = func(ev framework.BootEvent) {
-		img := daemon.NormalizeImage(ev.Booted.Origin)
-		mu.Lock()
-		defer mu.Unlock()
-		granted := !w.drainer.eventsOf(nodeName).GrantedAt.IsZero()
-		if img == w.imageB && !granted {
-			bootErrs = append(bootErrs, fmt.Sprintf("%s boot into %s before the grant", ev.Cause, img))
-		}
-		if img != w.imageA && img != w.imageB {
-			bootErrs = append(bootErrs, fmt.Sprintf("%s boot into unknown image %s", ev.Cause, img))
-		}
-		grantSeen = grantSeen || granted
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the test source")
 	}
-	sn := w.installNode(nodeName, cfgA, a, w.imageA, opts)
-	defer func() { _ = sn.Stop() }()
-	requireStagedAtCordon(w, sn)
-	w.drainer.autoGrant(sn.Name, true)
+	dir := filepath.Join(filepath.Dir(self), "..", "..", "..", "pkg", "daemon")
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", dir, err)
+	}
+	var kinds []string
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "ActionKind" {
+						continue
+					}
+					for _, v := range vs.Values {
+						lit, ok := v.(*ast.BasicLit)
+						if !ok || lit.Kind != token.STRING {
+							t.Fatalf("%s: ActionKind constant with a non-literal value", fset.Position(v.Pos()))
+						}
+						s, _ := strconv.Unquote(lit.Value)
+						kinds = append(kinds, s)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(kinds)
+	if len(kinds) < 10 || !slices.Contains(kinds, string(daemon.ActFinalize)) {
+		t.Fatalf("found only ActionKinds %v in %s", kinds, dir)
+	}
+	return kinds
+}
 
-	var held <-chan struct{}
-	if point != "" {
-		held = sn.HoldAt(point, occurrence)
+// crashPoint is the occurrence-th (1-based, over the node's life) time the
+// daemon reaches point.
+type crashPoint struct {
+	point      string
+	occurrence int
+}
+
+type crashAt struct {
+	crashPoint
+	kind string // "kill" or "power-loss"
+}
+
+// stageMid is the crash point in the middle of the OS pull: the registry
+// holds the second layer's download, so the first one is written.
+const stageMid = "Stage.mid"
+
+// crashPointsOf lists the crash points of a script's clean run: each step's
+// occurrences, restricted to the script's points when it names some.
+func crashPointsOf(steps []string, sc crashScript) []crashPoint {
+	seen := map[string]int{}
+	var out []crashPoint
+	for _, p := range steps {
+		seen[p]++
+		if p == string(daemon.ActWait) && seen[p] > 1 {
+			// Later waits depend on timing (a grant may come before the
+			// daemon looks); the first one, at start, does not.
+			continue
+		}
+		if sc.points == nil || slices.Contains(sc.points, p) {
+			out = append(out, crashPoint{p, seen[p]})
+		}
 	}
-	w.annotate(sn.Name, map[string]string{constants.StageConfigAnnotation: cfgB})
-	if held != nil {
+	for _, p := range sc.extra {
+		out = append(out, crashPoint{p, 1})
+	}
+	return out
+}
+
+// crashRun is one run of a script on a fresh node.
+type crashRun struct {
+	t  *testing.T
+	w  *world
+	sn *framework.SimNode
+
+	mu       sync.Mutex
+	allowed  map[string]bool // images a boot may bring up
+	bootErrs []string
+	pending  []chan error // one per armed crash: nil once it happened
+	stop     chan struct{}
+}
+
+// grant sets desiredConfig, and allows the config's image to boot from now on.
+func (r *crashRun) grant(cfg, image string) {
+	r.mu.Lock()
+	r.allowed[image] = true
+	r.mu.Unlock()
+	r.w.annotate(r.sn.Name, map[string]string{"machineconfiguration.openshift.io/desiredConfig": cfg})
+}
+
+func (r *crashRun) onBoot(ev framework.BootEvent) {
+	img := daemon.NormalizeImage(ev.Booted.Origin)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sn != nil {
+		if g := r.w.drainer.eventsOf(r.sn.Name); !g.GrantedAt.IsZero() {
+			r.allowed[r.w.imageOf[g.GrantedFor]] = true
+		}
+	}
+	if !r.allowed[img] {
+		r.bootErrs = append(r.bootErrs, fmt.Sprintf("%s boot into %s, which was not granted", ev.Cause, img))
+	}
+}
+
+// arm holds the daemon at c and crashes it there when it arrives.
+func (r *crashRun) arm(c crashAt) {
+	var held <-chan struct{}
+	release := func() {}
+	if c.point == stageMid {
+		held, release = r.w.registry.HoldBlobGet(2) // config, first layer; hold the second
+	} else {
+		held = r.sn.HoldAt(c.point, c.occurrence)
+	}
+	done := make(chan error, 1)
+	r.pending = append(r.pending, done)
+	go func() {
+		defer release()
 		select {
 		case <-held:
-		case <-time.After(updateTimeout):
-			t.Fatalf("daemon never reached %s #%d; steps: %v\n%s", point, occurrence, sn.Steps(), sn.DaemonLogTail())
+		case <-r.stop:
+			done <- fmt.Errorf("the daemon never reached %s #%d (steps %v)", c.point, c.occurrence, r.sn.Steps())
+			return
 		}
-		if err := crash(sn); err != nil {
-			t.Fatalf("crash at %s: %v", point, err)
+		if c.kind == "kill" {
+			done <- r.sn.KillDaemon()
+		} else {
+			done <- r.sn.PowerCycle()
+		}
+	}()
+}
+
+// runCrashScript runs sc on a new node, crashing it at c (nil: a clean run),
+// and returns the steps the daemon took.
+func (w *world) runCrashScript(t *testing.T, sc crashScript, nodeName string, c *crashAt) []string {
+	t.Helper()
+	w = w.in(t)
+	r := &crashRun{t: t, w: w, allowed: map[string]bool{w.imageA: true}, stop: make(chan struct{})}
+	sn := w.installNode(nodeName, cfgA, w.cfgs[cfgA], w.imageA, framework.SimNodeOptions{Hooked: true, OnBoot: r.onBoot})
+	r.mu.Lock()
+	r.sn = sn
+	r.mu.Unlock()
+	defer func() { _ = sn.Stop() }()
+	for _, pre := range sc.prelude {
+		r.arm(crashAt{crashPoint: pre, kind: "kill"})
+	}
+	if c != nil {
+		r.arm(*c)
+	}
+	// Every run starts from an idle daemon (its first Wait, after the
+	// validation at start), so the first Wait is the same in every run.
+	idle := 1
+	if c != nil && c.point == string(daemon.ActWait) {
+		idle = 2 // the held one, and the one after the crash
+	}
+	waitSteps(t, sn, string(daemon.ActWait), idle)
+	sc.drive(t, r)
+	close(r.stop)
+	for _, done := range r.pending {
+		if err := <-done; err != nil {
+			t.Errorf("crash: %v", err)
 		}
 	}
-	n := w.waitFor(sn, "Done on "+cfgB, updateTimeout, func(n *corev1.Node) bool {
-		return n.Annotations[constants.CurrentConfigAnnotation] == cfgB &&
-			n.Annotations[constants.StateAnnotation] == constants.MachineConfigDaemonStateDone &&
-			n.Annotations[constants.LastAppliedDrainAnnotation] == constants.UncordonRequest(cfgB)
-	})
-	checkUpdated(t, w, sn, n, &a, &b)
-	mu.Lock()
-	defer mu.Unlock()
-	for _, e := range bootErrs {
+	r.mu.Lock()
+	for _, e := range r.bootErrs {
 		t.Error(e)
 	}
-	if ev := w.drainer.eventsOf(sn.Name); len(ev.Cordons) == 0 || ev.Cordons[0].Before(ev.GrantedAt) {
-		t.Errorf("cordoned before the grant or never: %+v", ev)
+	r.mu.Unlock()
+	if ev := w.drainer.eventsOf(sn.Name); len(ev.Cordons) > 0 && !ev.GrantedAt.IsZero() && ev.Cordons[0].Before(ev.GrantedAt) {
+		t.Errorf("cordoned before the grant: %+v", ev)
 	}
 	if t.Failed() || os.Getenv("TANDEM_TEST_DAEMON_LOG") != "" {
 		t.Logf("daemon log of %s:\n%s", sn.Name, sn.DaemonLog())
 	}
-	return scenarioResult{steps: sn.Steps()}
+	if err := sn.Err(); err != nil {
+		t.Errorf("node harness: %v", err)
+	}
+	return sn.Steps()
+}
+
+// waitSteps waits until the daemon reached point n times.
+func waitSteps(t *testing.T, sn *framework.SimNode, point string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(updateTimeout)
+	for {
+		steps := sn.Steps()
+		c := 0
+		for _, s := range steps {
+			if s == point {
+				c++
+			}
+		}
+		if c >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s: the daemon reached %s %d times, want %d; steps %v\n%s", sn.Name, point, c, n, steps, sn.DaemonLogTail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -44,6 +44,10 @@ type world struct {
 	imageB    string
 	registry  *osimage.Registry
 	drainer   *drainer
+	// cfgs and imageOf are the Ignition and OS image of each MachineConfig
+	// the test created, by name.
+	cfgs    map[string]ign3types.Config
+	imageOf map[string]string
 }
 
 var (
@@ -72,7 +76,7 @@ func buildBinaries(t testing.TB) (string, string) {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t}
+	w := &world{t: t, cfgs: map[string]ign3types.Config{}, imageOf: map[string]string{}}
 	w.daemon, w.rpmOstree = buildBinaries(t)
 	w.cp = framework.NewControlPlane(t, framework.ControlPlaneOptions{Name: "daemon"})
 	reg, err := osimage.StartRegistry(ctx, t.TempDir())
@@ -92,6 +96,14 @@ func newWorld(t *testing.T) *world {
 	}
 	w.drainer = startDrainer(t, w.cp)
 	return w
+}
+
+// in returns the world with its helpers failing t (a subtest) rather than
+// the test that made the world.
+func (w *world) in(t testing.TB) *world {
+	c := *w
+	c.t = t
+	return &c
 }
 
 // Config contents used by the tests.
@@ -136,6 +148,10 @@ func (w *world) createMC(name, image string, cfg any, kargs ...string) *mcfgv1.M
 	created, err := w.cp.MCO.MachineconfigurationV1().MachineConfigs().Create(context.Background(), mc, metav1.CreateOptions{})
 	if err != nil {
 		w.t.Fatalf("creating MachineConfig %s: %v", name, err)
+	}
+	w.imageOf[name] = image
+	if c, ok := cfg.(ign3types.Config); ok {
+		w.cfgs[name] = c
 	}
 	return created
 }

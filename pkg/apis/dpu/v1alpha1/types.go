@@ -5,7 +5,7 @@ import (
 )
 
 // HostMaintenanceAction is what a request asks the tenant cluster to do to a host.
-// +kubebuilder:validation:Enum=Drain;Reboot
+// +kubebuilder:validation:Enum=Drain;Reboot;Pair;Taint
 type HostMaintenanceAction string
 
 const (
@@ -17,7 +17,22 @@ const (
 	// machine-config-daemon, uncordons it and ends Completed. A staged OS
 	// update pending on the host is applied by the same reboot.
 	ActionReboot HostMaintenanceAction = "Reboot"
+	// ActionPair says the host has a DPU whose updates need it (the
+	// request's infra-node annotation names the DPU). It holds nothing and
+	// stays Active until deleted. While it exists, the tenant reports the
+	// host's pending config update in status.pendingUpdate, and a new
+	// update of the host waits (up to status.holdUpdateUntil) for the DPU
+	// to ask for a Drain, so that one drain and one reboot serve both.
+	ActionPair HostMaintenanceAction = "Pair"
+	// ActionTaint says the host's DPU is down: the tenant taints the host
+	// NoSchedule (key dpu.machineconfiguration.openshift.io/dpu-not-ready)
+	// until the request is deleted. Pods already running stay.
+	ActionTaint HostMaintenanceAction = "Taint"
 )
+
+// Holds reports whether the action cordons and drains the host (Drain,
+// Reboot), taking a place of its pool's maxUnavailable.
+func (a HostMaintenanceAction) Holds() bool { return a == ActionDrain || a == ActionReboot }
 
 // HostMaintenancePhase is where a request stands.
 type HostMaintenancePhase string
@@ -35,6 +50,9 @@ const (
 	PhaseRebooting HostMaintenancePhase = "Rebooting"
 	// PhaseCompleted: a Reboot request is done: rebooted and released.
 	PhaseCompleted HostMaintenancePhase = "Completed"
+	// PhaseActive: a Pair or Taint request is in effect (Taint: the host
+	// carries the taint). It stays Active until deleted.
+	PhaseActive HostMaintenancePhase = "Active"
 	// PhaseRejected: the request cannot be served (see the Admitted
 	// condition's reason). Terminal; delete it.
 	PhaseRejected HostMaintenancePhase = "Rejected"
@@ -76,6 +94,8 @@ const (
 	ReasonWaitingForStage = "WaitingForStagedUpdate"
 	ReasonRebooted        = "Rebooted"
 	ReasonCoalesced       = "CoalescedWithUpdate"
+	ReasonPaired          = "Paired"
+	ReasonTainted         = "Tainted"
 )
 
 // HostMaintenanceSpec is the request. It cannot be changed once created:
@@ -86,8 +106,10 @@ type HostMaintenanceSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	NodeName string `json:"nodeName"`
-	// action is Drain (cordon, drain and hold until deleted) or Reboot
-	// (drain, reboot through the node's daemon, uncordon).
+	// action is Drain (cordon, drain and hold until deleted), Reboot
+	// (drain, reboot through the node's daemon, uncordon), Pair (the host
+	// has a DPU: coordinate its updates with the DPU's) or Taint (the
+	// host's DPU is down: no new pods until deleted).
 	// +required
 	Action HostMaintenanceAction `json:"action"`
 	// reason says why, for people reading the request.
@@ -107,7 +129,7 @@ type HostMaintenanceStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// phase is where the request stands.
 	// +optional
-	// +kubebuilder:validation:Enum=Pending;Draining;Drained;Rebooting;Completed;Rejected
+	// +kubebuilder:validation:Enum=Pending;Draining;Drained;Rebooting;Completed;Rejected;Active
 	Phase HostMaintenancePhase `json:"phase,omitempty"`
 	// message explains the phase to a person.
 	// +optional
@@ -125,6 +147,17 @@ type HostMaintenanceStatus struct {
 	// also applied, when it was coalesced with a staged update.
 	// +optional
 	CoalescedConfig string `json:"coalescedConfig,omitempty"`
+	// pendingUpdate (Pair only) names the rendered config the host's pool
+	// rolls out and the host does not run yet: the host is about to be
+	// drained for its own update. The infra side reads it to ask for the
+	// DPU's maintenance now, so that the same drain serves both.
+	// +optional
+	PendingUpdate string `json:"pendingUpdate,omitempty"`
+	// holdUpdateUntil (Pair only): until then the host's pending update
+	// waits for its DPU to ask for maintenance; after it, the update goes
+	// ahead on its own.
+	// +optional
+	HoldUpdateUntil *metav1.Time `json:"holdUpdateUntil,omitempty"`
 	// admittedTime is when the request got the node.
 	// +optional
 	AdmittedTime *metav1.Time `json:"admittedTime,omitempty"`

@@ -93,6 +93,10 @@ func (in *HostMaintenanceStatus) DeepCopyInto(out *HostMaintenanceStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.HoldUpdateUntil != nil {
+		in, out := &in.HoldUpdateUntil, &out.HoldUpdateUntil
+		*out = (*in).DeepCopy()
+	}
 	if in.AdmittedTime != nil {
 		in, out := &in.AdmittedTime, &out.AdmittedTime
 		*out = (*in).DeepCopy()

@@ -1,0 +1,424 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+)
+
+// The deciders of the property test, each called the way its controller
+// calls it: the node planner through node.AdmitPool (the controller's own
+// path), the HostMaintenance decider and the infra side through their pure
+// public entry points (dpu.DecideTenant, dpu.DecideInfra, dpu.GateVerdict)
+// with the thin adapter of pkg/controller/dpu's controllers written out here
+// (snapshot from the cache through the admission, writes, expectations after
+// a successful write, statuses after the node writes).
+
+var (
+	errTimeout  = apierrors.NewTimeoutError("simulated: the apiserver did not answer in time", 1)
+	errConflict = apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, "node", errors.New("simulated: changed meanwhile"))
+)
+
+// plannerWriter is node.NodeWriter on the world, with faults: a write may be
+// refused (not applied) or time out (applied, but answered with an error).
+type plannerWriter struct {
+	w *world
+	c *cluster
+}
+
+func (p plannerWriter) SetAnnotation(_ context.Context, name, key, value string) error {
+	n := p.c.node(name)
+	if n == nil {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, name)
+	}
+	w := p.w
+	if !w.calm {
+		switch r := w.rng.Float64(); {
+		case r < w.profile.writeRefuseP:
+			w.stats.writeFaults++
+			return errConflict
+		case r < w.profile.writeRefuseP+w.profile.writeTimeoutP:
+			w.stats.writeFaults++
+			n.ann[key] = value
+			return errTimeout
+		}
+	}
+	n.ann[key] = value
+	return nil
+}
+
+// planPool is the node controller's sync of one pool.
+func (w *world) planPool(c *cluster) {
+	before, counted := w.admissionsOf(c), w.countedNow(c)
+	facts := node.Facts{Now: w.now()}
+	var etcdSnap *etcdSnapshot
+	if w.etcd != nil && c == w.tenant {
+		etcdSnap = w.etcd.snapshot(w)
+		facts.Etcd = etcdSnap
+	}
+	switch {
+	case c == w.infra:
+		facts.Gates = []node.DisruptionGate{infraGate{w}}
+	case w.kind == kindDPU:
+		facts.Gates = []node.DisruptionGate{tenantGate{w}}
+	}
+	desiredBefore := map[string]string{}
+	for _, n := range c.nodes {
+		desiredBefore[n.name] = n.ann[constants.DesiredConfigAnnotation]
+	}
+	list := func() ([]*corev1.Node, error) { return c.cached(), nil }
+	r, views, err := node.AdmitPool(w.ctx, c.adm, c.pool, list, facts, plannerWriter{w, c})
+	if w.debug {
+		for _, v := range views {
+			fmt.Printf("step %d %s-view %s cur=%s des=%s state=%s unsched=%v ready=%v unavail=%v\n", w.step, c.name, v.Name, v.Current, v.Desired, v.State, v.Unschedulable, v.Ready, v.Unavailable())
+		}
+		fmt.Printf("step %d %s-plan grants=%v stages=%v holds=%v err=%v\n", w.step, c.name, r.Grant, r.Stage, r.Holds, err)
+	}
+	// A failed write ends the sync; the controller plans again on its next one.
+	if r.Status != nil {
+		c.pool.Status = *r.Status
+	}
+	st := w.stats
+	st.plans++
+	st.grants += len(r.Grant)
+	st.stages += len(r.Stage)
+	if c.pool.Paused {
+		st.pausedPlans++
+		if len(r.Grant) > 0 || len(r.Stage) > 0 || r.MoveLeader != nil {
+			w.violate("R4: paused pool %s got grants %v stages %v move %v", c.pool.Name, r.Grant, r.Stage, r.MoveLeader)
+		}
+	}
+	for _, h := range r.Holds {
+		if h.Reason == node.HoldEtcdUnreachable || h.Reason == node.HoldEtcdUnhealthy {
+			st.etcdHolds++
+			break
+		}
+	}
+	for _, g := range r.Grant {
+		if g.Config != c.pool.Target {
+			w.violate("grant %v is not the pool's target %s", g, c.pool.Target)
+		}
+	}
+	w.judge(c, "the node planner", before, counted)
+	if c == w.infra {
+		for _, n := range c.nodes {
+			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
+				st.infraGrants++
+				w.checkInfraGrant(n)
+			}
+		}
+	}
+	if etcdSnap != nil {
+		w.etcd.judge(w, etcdSnap, r, desiredBefore)
+	}
+}
+
+// checkInfraGrant is R6 at the grant: the DPU's own Drain request for its
+// host is Drained.
+func (w *world) checkInfraGrant(d *simNode) {
+	if d.pair == "" {
+		return
+	}
+	hm := w.hms[dpu.DrainRequestName(d.name)]
+	if hm == nil || hm.Spec.NodeName != d.pair || hm.Status.Phase != dpuv1.PhaseDrained {
+		phase := "none"
+		if hm != nil {
+			phase = string(hm.Status.Phase)
+		}
+		w.violate("R6: DPU %s granted while its host %s is not held Drained (request %s: %s)", d.name, d.pair, dpu.DrainRequestName(d.name), phase)
+	}
+}
+
+// checkPhysical is R6 in the world: a DPU rebooting for its update has its
+// host held and cordoned.
+func (w *world) checkPhysical() {
+	if w.infra == nil {
+		return
+	}
+	for _, d := range w.infra.nodes {
+		if d.reboot == 0 || !d.orderly || d.record == nil || d.record.Kind != "Update" {
+			continue
+		}
+		h := w.tenant.node(d.pair)
+		if h == nil {
+			continue
+		}
+		if _, held := h.ann[constants.MaintenanceCordonAnnotation]; !held || !h.unschedulable {
+			w.violate("R6: DPU %s reboots for its update while its host is not held and cordoned: %s", d.name, describeNode(h))
+		}
+	}
+}
+
+// tenantGate is the tenant controller's Gate over dpu.TenantGateVerdict.
+type tenantGate struct{ w *world }
+
+func (tenantGate) Name() string { return "HostMaintenance" }
+
+func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
+	w := g.w
+	var open []*dpuv1.HostMaintenance
+	for _, hm := range w.requestsFor(n.Name) {
+		if !hm.Status.Phase.Terminal() {
+			open = append(open, hm)
+		}
+	}
+	return dpu.TenantGateVerdict(dpu.TenantGateInput{Node: n, Pool: w.tenantPool(0), Requests: open,
+		AnnounceWait: announceWait, Now: w.now()})
+}
+
+// announceWait is the tenant controller's AnnounceWait in the simulation.
+const announceWait = 5 * time.Second
+
+func (w *world) tenantPool(maxU int) dpu.TenantPool {
+	c := w.tenant
+	return dpu.TenantPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused, MaxUnavailable: maxU,
+		TargetSince: w.targetSince[c.pool.Name]}
+}
+
+// infraGate is the infra controller's Gate over dpu.GateVerdict.
+type infraGate struct{ w *world }
+
+func (infraGate) Name() string { return "DPUTenantHost" }
+
+func (g infraGate) MayDisrupt(_ node.PoolView, v node.NodeView) (bool, string) {
+	d := g.w.infra.node(v.Name)
+	if d == nil || d.pair == "" {
+		return true, ""
+	}
+	ok, reason, _ := dpu.GateVerdict(dpu.GateInput{Mode: dpu.ModeLeader, Node: v.Name, Host: d.pair,
+		Requests: g.w.requestsFor(d.pair), Now: g.w.now()})
+	return ok, reason
+}
+
+func (w *world) requestsFor(host string) []*dpuv1.HostMaintenance {
+	var out []*dpuv1.HostMaintenance
+	for _, name := range w.requestNames() {
+		if hm := w.hms[name]; hm.Spec.NodeName == host {
+			out = append(out, hm)
+		}
+	}
+	return out
+}
+
+func (w *world) requestNames() []string {
+	names := make([]string, 0, len(w.hms))
+	for n := range w.hms {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// decideTenant is the tenant controller's Sync: under the admission lock,
+// the snapshot (nodes from the cache through the admission), DecideTenant,
+// the node writes and their expectations; then the statuses.
+func (w *world) decideTenant() {
+	c := w.tenant
+	before, counted := w.admissionsOf(c), w.countedNow(c)
+	c.adm.Lock()
+	now := w.now()
+	snap := dpu.TenantSnapshot{Now: now, Nodes: map[string]dpu.TenantNode{}, Pools: map[string]dpu.TenantPool{},
+		Drains: map[string]dpu.DrainState{}, CoalesceWait: 5 * time.Second, AnnounceWait: announceWait}
+	for _, name := range w.requestNames() {
+		snap.Requests = append(snap.Requests, w.hms[name].DeepCopy())
+	}
+	for _, o := range c.cached() {
+		snap.Nodes[o.Name] = tenantNodeOf(c.adm.Node(o, now), c.pool.Name)
+	}
+	maxU, err := node.MaxUnavailable(c.pool.MaxUnavailable, len(c.cached()))
+	if err != nil {
+		maxU = 1
+	}
+	snap.Pools[c.pool.Name] = w.tenantPool(maxU)
+	for name, j := range c.drains {
+		snap.Drains[name] = dpu.DrainState{Running: !j.succeeded, Succeeded: j.succeeded}
+	}
+	plan := dpu.DecideTenant(snap)
+	if w.debug {
+		for _, name := range slices.Sorted(maps.Keys(snap.Nodes)) {
+			tn := snap.Nodes[name]
+			fmt.Printf("step %d tenant-snap %s cur=%s des=%s state=%s unsched=%v ready=%v unavail=%v hold=%v\n", w.step, name, tn.View.Current, tn.View.Desired, tn.View.State, tn.View.Unschedulable, tn.View.Ready, tn.View.Unavailable(), tn.HasHold)
+		}
+		for _, hm := range snap.Requests {
+			fmt.Printf("step %d tenant-req %s %s %s %s\n", w.step, hm.Name, hm.Spec.Action, hm.Spec.NodeName, hm.Status.Phase)
+		}
+		fmt.Printf("step %d tenant-plan %+v\n", w.step, plan.Nodes)
+	}
+	for _, a := range plan.Nodes {
+		if err := w.applyTenantNode(c, a, snap.Nodes[a.Node], now); err != nil {
+			// The sync fails before the statuses; the controller retries.
+			c.adm.Unlock()
+			w.judge(c, "the HostMaintenance decider", before, counted)
+			return
+		}
+	}
+	c.adm.Unlock()
+	for _, u := range plan.Statuses {
+		hm := w.hms[u.Name]
+		if hm == nil || string(hm.UID) != u.UID {
+			continue
+		}
+		if hm.Status.Phase == dpuv1.PhasePending && u.Status.Phase == dpuv1.PhaseDraining {
+			w.stats.admitted++
+		}
+		if u.Status.CoalescedConfig != "" && hm.Status.CoalescedConfig == "" {
+			w.stats.coalesced++
+		}
+		hm.Status = u.Status
+	}
+	w.judge(c, "the HostMaintenance decider", before, counted)
+}
+
+// tenantNodeOf is pkg/controller/dpu's (unexported) TenantNode of a node.
+func tenantNodeOf(n *corev1.Node, pool string) dpu.TenantNode {
+	a := n.Annotations
+	record, hasHold := a[constants.MaintenanceCordonAnnotation]
+	_, drainRecord := a[constants.CordonedByAdminAnnotation]
+	desiredDrain, lastDrain := a[constants.DesiredDrainAnnotation], a[constants.LastAppliedDrainAnnotation]
+	return dpu.TenantNode{ // no taints: DPU outages are not simulated
+		View: node.ViewOfNode(n), Pool: pool, HoldRecord: record, HasHold: hasHold,
+		UpdateDrain:   drainRecord || desiredDrain != lastDrain || strings.HasPrefix(desiredDrain, constants.DrainerStateDrain+"-"),
+		RebootRequest: a[constants.RebootRequestAnnotation], LastReboot: a[constants.LastRebootAnnotation],
+	}
+}
+
+// applyTenantNode is the tenant controller's applyNode on the world: the
+// same conditional writes (a changed cordon or desiredConfig is a
+// conflict), the expectations recorded after a successful write.
+func (w *world) applyTenantNode(c *cluster, a dpu.NodeAction, tn dpu.TenantNode, now time.Time) error {
+	n := c.node(a.Node)
+	if n == nil {
+		return nil
+	}
+	if !w.calm && w.rng.Float64() < w.profile.dpuRef {
+		w.stats.writeFaults++
+		return errConflict
+	}
+	switch a.Kind {
+	case dpu.NodeHold:
+		delete(c.drains, a.Node)
+		if a.Record != "" {
+			if cordoned := a.Record == "true"; n.unschedulable != cordoned {
+				return errConflict
+			}
+			n.ann[constants.MaintenanceCordonAnnotation] = a.Record
+		}
+		n.unschedulable, n.cordonBy = true, cordonByDecider
+		c.adm.ExpectCordon(a.Node, true, now)
+		if a.Record != "" {
+			c.adm.ExpectAnnotation(a.Node, constants.MaintenanceCordonAnnotation, a.Record, now)
+		}
+	case dpu.NodeDrain:
+		if c.drains[a.Node] == nil {
+			c.drains[a.Node] = &drainJob{left: 1 + w.rng.IntN(3)}
+		}
+	case dpu.NodeReboot:
+		if a.Config != "" {
+			if n.ann[constants.DesiredConfigAnnotation] != a.ExpectDesired {
+				return errConflict
+			}
+			n.ann[constants.DesiredConfigAnnotation] = a.Config
+		}
+		n.ann[constants.RebootRequestAnnotation] = a.Token
+		c.adm.ExpectAnnotation(a.Node, constants.RebootRequestAnnotation, a.Token, now)
+		if a.Config != "" {
+			c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
+		}
+	case dpu.NodeGrant:
+		if n.ann[constants.DesiredConfigAnnotation] != a.ExpectDesired {
+			return errConflict
+		}
+		n.ann[constants.DesiredConfigAnnotation] = a.Config
+		c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
+	case dpu.NodeTaint, dpu.NodeUntaint:
+		// DPU outages are not simulated.
+	case dpu.NodeRelease:
+		delete(c.drains, a.Node)
+		if rec, ok := n.ann[constants.MaintenanceCordonAnnotation]; !ok || rec != tn.HoldRecord {
+			return errConflict
+		}
+		delete(n.ann, constants.MaintenanceCordonAnnotation)
+		if a.MakeSchedulable {
+			n.unschedulable, n.cordonBy = false, cordonByDecider
+		}
+		c.adm.ExpectAnnotationRemoved(a.Node, constants.MaintenanceCordonAnnotation, now)
+		if a.MakeSchedulable {
+			c.adm.ExpectCordon(a.Node, false, now)
+		}
+	}
+	return nil
+}
+
+// decideInfra is the infra controller's Sync of every DPU (leader mode,
+// drains asked ahead, host reboots on). The requests are read fresh (the
+// real controller reads them through an informer of the tenant cluster).
+func (w *world) decideInfra() {
+	c := w.infra
+	for _, d := range c.nodes {
+		// The infra controller reads its node from the apiserver (its cycle
+		// annotation is its own write); the planner and the gate read caches.
+		o := d.object()
+		from, hasCycle := o.Annotations[constants.HostMaintenanceCycleAnnotation]
+		s := dpu.InfraSnapshot{
+			Pool: dpu.InfraPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused},
+			Node: node.ViewOfNode(o), Host: d.pair, CycleFrom: from, HasCycle: hasCycle,
+			Drain: w.hms[dpu.DrainRequestName(d.name)], Reboot: w.hms[dpu.RebootRequestName(d.name)],
+			Pair:       w.hms[dpu.PairRequestName(d.name)],
+			RebootHost: true, Ahead: true,
+		}
+		acts := dpu.DecideInfra(s)
+		if w.debug && len(acts) > 0 {
+			fmt.Printf("step %d infra-decide %s cycle=%v/%q cur=%s des=%s state=%s ready=%v: %+v\n", w.step, d.name, hasCycle, from,
+				s.Node.Current, s.Node.Desired, s.Node.State, s.Node.Ready, acts)
+		}
+		for _, a := range acts {
+			if err := w.applyInfra(d, from, a); err != nil {
+				break
+			}
+		}
+	}
+}
+
+func (w *world) applyInfra(d *simNode, from string, a dpu.InfraAction) error {
+	if !w.calm && w.rng.Float64() < w.profile.dpuRef {
+		w.stats.writeFaults++
+		return errConflict
+	}
+	switch a.Kind {
+	case dpu.OpenCycle:
+		d.ann[constants.HostMaintenanceCycleAnnotation] = a.From
+	case dpu.CloseCycle:
+		if d.ann[constants.HostMaintenanceCycleAnnotation] != from {
+			return errConflict // the JSON patch's test
+		}
+		delete(d.ann, constants.HostMaintenanceCycleAnnotation)
+	case dpu.CreateRequest:
+		if w.hms[a.Name] != nil {
+			return nil // AlreadyExists: the informer has not shown it yet
+		}
+		w.hmSeq++
+		w.hms[a.Name] = &dpuv1.HostMaintenance{
+			ObjectMeta: metav1.ObjectMeta{Name: a.Name, UID: types.UID(fmt.Sprint(w.hmSeq)),
+				CreationTimestamp: metav1.NewTime(w.now().Add(time.Duration(w.hmSeq) * time.Nanosecond))},
+			Spec: dpuv1.HostMaintenanceSpec{NodeName: d.pair, Action: a.Action, Reason: a.Reason},
+		}
+	case dpu.DeleteRequest:
+		delete(w.hms, a.Name)
+	}
+	return nil
+}
