@@ -34,6 +34,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
 	"github.com/tandem-mco/tandem/pkg/controller/render"
 	"github.com/tandem-mco/tandem/pkg/etcd"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
@@ -183,9 +184,16 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
 	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
-	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{})
+	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{
+		ControllerConfigs: mcoInformers.Machineconfiguration().V1().ControllerConfigs(),
+	})
 	if err != nil {
 		return fmt.Errorf("render controller: %w", err)
+	}
+	// The MCO's node metadata: UpdateInProgress taint, controlPlaneTopology.
+	metaCtrl, err := nodemeta.NewController(kube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs())
+	if err != nil {
+		return fmt.Errorf("node metadata controller: %w", err)
 	}
 	drainMetrics, err := drain.NewMetrics(reg)
 	if err != nil {
@@ -205,6 +213,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	g.Go(func() error { return nodeCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return renderCtrl.Run(gctx, o.workers) })
 	g.Go(func() error { return drainCtrl.Run(gctx, o.workers) })
+	g.Go(func() error { return metaCtrl.Run(gctx, 1) })
 	for _, run := range dpuRuns {
 		g.Go(func() error { return run(gctx) })
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -116,6 +117,10 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		return fmt.Errorf("machineconfiguration client: %w", err)
 	}
+	op, err := operatorclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("operator client: %w", err)
+	}
 	var h daemon.Host
 	switch f.hostKind {
 	case "systemd":
@@ -154,7 +159,7 @@ func run(ctx context.Context, f *flags) error {
 	}
 
 	cluster := &kube.Client{
-		Kube: kc, MCO: mc, NodeName: f.nodeName,
+		Kube: kc, MCO: mc, Operator: op, NodeName: f.nodeName,
 		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
 	wake := make(chan struct{}, 1)

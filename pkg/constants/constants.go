@@ -104,6 +104,10 @@ const (
 	// disruption it had capacity for, for a safety reason (etcd unreachable, an
 	// etcd member unhealthy, a disruption gate's veto); its reason says which.
 	PoolDisruptionHeldCondition = "DisruptionHeld"
+	// PoolControllerConfigCondition is True when the render controller renders
+	// with the MCO's ControllerConfig (OS image, extensions image,
+	// certificates) and False when it renders standalone without one.
+	PoolControllerConfigCondition = "ControllerConfigAvailable"
 )
 
 // DPU pairing and the HostMaintenance API.

@@ -1,6 +1,10 @@
 package daemon
 
-import "fmt"
+import (
+	"fmt"
+
+	opv1 "github.com/openshift/api/operator/v1"
+)
 
 // ActionKind is one step of the daemon. Each step does one thing; the loop
 // performs it and observes again.
@@ -49,6 +53,14 @@ const (
 	ActAckReboot ActionKind = "AckReboot"
 	// ActClearRecord deletes the record and its backups.
 	ActClearRecord ActionKind = "ClearRecord"
+	// ActPostConfigAction carries out PostActions[Index] of a rebootless
+	// update (reload or restart a unit, daemon-reload) and records it done.
+	ActPostConfigAction ActionKind = "PostConfigAction"
+	// ActAdoptOnDiskConfig records as verified the update to the config the
+	// on-disk currentconfig names, once the disk was found to hold it; it
+	// then completes like any update (the MCO's "disk currentConfig
+	// overrides the node's annotation").
+	ActAdoptOnDiskConfig ActionKind = "AdoptOnDiskConfig"
 )
 
 // Action is the next step and its arguments.
@@ -70,6 +82,12 @@ type Action struct {
 	Reason string
 	// Token is the rebootRequest being served or acknowledged.
 	Token string
+	// Rebootless for ActWriteFiles: the update is applied without a reboot by
+	// PostActions (the node disruption policy actions), one at a time;
+	// Index is the one ActPostConfigAction carries out.
+	Rebootless  bool
+	PostActions []opv1.NodeDisruptionPolicyStatusAction
+	Index       int
 }
 
 func (a Action) String() string {

@@ -111,7 +111,7 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, "UpdateExecutedCordoned", "Cordoned node"),
 			cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionTrue, "UpdateExecutedDrained", "Drained node"),
 			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateExecuted),
-				"Files and units of %s written, OS staged; reboot pending", a.Config),
+				"Files and units of %s written, %s", a.Config, map[bool]string{false: "OS staged; reboot pending", true: "no reboot needed (" + a.Reason + ")"}[a.Rebootless]),
 			cond(mcfgv1.MachineConfigNodeUpdateFilesAndOS, metav1.ConditionTrue, "UpdateExecutedAppliedFilesAndOS",
 				"Applied files and units of %s%s", a.Config, detail),
 		}
@@ -140,6 +140,11 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionFalse, "NodeNotDegraded", "Node runs %s", a.Config),
 			cond(mcfgv1.MachineConfigNodeUpdated, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdated),
 				"Node Machine Config updated to %s", a.Config),
+		}
+	case ActAdoptOnDiskConfig:
+		return []metav1.Condition{
+			cond(mcfgv1.MachineConfigNodeUpdatePostActionComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdatePostActionComplete),
+				"The disk holds %s (the on-disk currentconfig); completing the update to it", a.Config),
 		}
 	case ActAckReboot:
 		return []metav1.Condition{

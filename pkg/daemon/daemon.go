@@ -6,6 +6,7 @@ import (
 	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	opv1 "github.com/openshift/api/operator/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -22,6 +23,9 @@ type Cluster interface {
 	SetAnnotations(ctx context.Context, set map[string]string, remove []string) error
 	// MachineConfig returns the named MachineConfig, nil when it does not exist.
 	MachineConfig(ctx context.Context, name string) (*mcfgv1.MachineConfig, error)
+	// MachineConfiguration returns the MachineConfiguration "cluster"
+	// (operator.openshift.io/v1), nil when there is none.
+	MachineConfiguration(ctx context.Context) (*opv1.MachineConfiguration, error)
 	// ReportConditions updates the node's MachineConfigNode status.
 	ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error
 }
@@ -58,6 +62,12 @@ type OS interface {
 type Host interface {
 	StopKubelet(ctx context.Context) error
 	Reboot(ctx context.Context, reason string) error
+	// ReloadUnit and RestartUnit reload or restart a systemd unit and wait
+	// for the job; DaemonReload is systemctl daemon-reload. They carry out
+	// the node disruption policy actions of a rebootless update.
+	ReloadUnit(ctx context.Context, unit string) error
+	RestartUnit(ctx context.Context, unit string) error
+	DaemonReload(ctx context.Context) error
 }
 
 // Hook is called before each step the daemon performs (point is the

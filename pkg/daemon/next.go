@@ -32,6 +32,9 @@ import (
 // With Order == OrderStock (the stock MCO's order, the benchmark's
 // baseline) step 2 drains before it stages and step 3 does not exist.
 func Next(o Observed) Action {
+	if a, ok := adoptOnDiskConfig(o); ok {
+		return a
+	}
 	if r := o.Record; r != nil {
 		if r.Kind == RecordReboot {
 			return nextRebootRecord(o, r)
@@ -40,6 +43,9 @@ func Next(o Observed) Action {
 	}
 	n := o.Node
 	drift := onDiskDrift(o)
+	if o.ForceFile {
+		drift = "" // the MCO skips the on-disk validation while the force file exists
+	}
 	switch {
 	case n.Desired != "" && n.Desired != n.Current:
 		return nextGranted(o, drift)
@@ -52,6 +58,9 @@ func Next(o Observed) Action {
 
 // nextUpdateRecord continues (or rolls back) an update that started writing.
 func nextUpdateRecord(o Observed, r *Record) Action {
+	if r.Rebootless {
+		return nextRebootlessRecord(o, r)
+	}
 	switch r.Phase {
 	case PhaseWriting:
 		return rollback("the daemon stopped while writing files")
@@ -172,6 +181,9 @@ func nextGranted(o Observed, drift string) Action {
 		if n.Staged != x {
 			return Action{Kind: ActReportStaged, Config: x}
 		}
+	}
+	if a, ok := rebootlessStep(o, x, osChange); ok {
+		return a
 	}
 	switch {
 	case n.State != constants.MachineConfigDaemonStateWorking:

@@ -100,6 +100,12 @@ func (d *Daemon) observe(ctx context.Context) (*observation, error) {
 	for name, pc := range ob.configs {
 		ob.Configs[name] = d.configState(ob, name, pc)
 	}
+	if err := d.observeOnDisk(ob); err != nil {
+		return nil, err
+	}
+	if err := d.observeDisruption(ctx, ob); err != nil {
+		return nil, err
+	}
 	ob.OnDisk = d.checkOnDisk(ob)
 	return ob, nil
 }

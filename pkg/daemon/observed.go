@@ -1,6 +1,12 @@
 package daemon
 
-import "strings"
+import (
+	"strings"
+
+	opv1 "github.com/openshift/api/operator/v1"
+
+	"github.com/tandem-mco/tandem/pkg/mcfg"
+)
 
 // Observed is everything Next needs to pick the daemon's next step. It is
 // read fresh on every turn of the loop from durable sources only (the Node
@@ -17,6 +23,22 @@ type Observed struct {
 	// Configs holds the rendered MachineConfigs named by the node's
 	// currentConfig, desiredConfig and stageConfig annotations, by name.
 	Configs map[string]ConfigState
+	// Diff is what changes from currentConfig to desiredConfig, nil when it
+	// is not known (no grant, a config missing or unparsable): the change is
+	// then applied with a reboot.
+	Diff *mcfg.Diff
+	// Policies are the cluster's node disruption policies (MachineConfiguration
+	// cluster, or the MCO's built-in defaults without one).
+	Policies opv1.NodeDisruptionPolicyClusterStatus
+	// ForceFile is set while /run/machine-config-daemon-force exists: the
+	// next update reboots whatever it changes, as with the MCO.
+	ForceFile bool
+	// OnDiskConfig names the config in /etc/machine-config-daemon/currentconfig,
+	// "" when the file is absent; the MCO treats it as the truth over the
+	// currentConfig annotation. OnDiskConfigValid is false when the files of
+	// that config do not match the disk (empty reason when they do).
+	OnDiskConfig        string
+	OnDiskConfigInvalid string
 	// Cmdline is the running kernel's command line split into arguments
 	// (/proc/cmdline); nil when the daemon was not given one to read, and
 	// then kernel arguments are not checked.

@@ -138,7 +138,25 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
+	case ActAdoptOnDiskConfig:
+		// The disk was checked against the config when observed: record the
+		// update as verified, so it completes like any other (the uncordon
+		// handshake, then currentConfig and Done), as the MCO's
+		// updateConfigAndState does for the on-disk config.
+		r := &Record{Kind: RecordUpdate, Config: a.Config, FromConfig: ob.Node.Current, TargetImage: ob.OS.Booted.Image,
+			BootID: ob.BootID, Phase: PhaseVerified, UpdatedAt: now}
+		if err := d.store.Save(r); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
 	case ActSetDone:
+		// The on-disk currentconfig first: it is what a stock MCD believes
+		// after a restart, so it never lags the annotation.
+		if err := d.storeOnDiskConfig(ob, a.Config); err != nil {
+			return err
+		}
 		set := map[string]string{
 			constants.CurrentConfigAnnotation: a.Config,
 			constants.StateAnnotation:         constants.MachineConfigDaemonStateDone,
@@ -161,6 +179,9 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
+
+	case ActPostConfigAction:
+		return d.postConfigAction(ctx, ob, a)
 
 	case ActClearRecord:
 		// Backups first: a record without backups is only ever Verified here,
@@ -279,12 +300,17 @@ func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) erro
 		OSChange: a.OSChange, TargetImage: a.Image, TargetChecksum: a.Checksum,
 		BootID: ob.BootID, Phase: PhaseWriting, Files: backups, RebootToken: a.Token, BootKernelArgs: ob.Cmdline,
 		CordonedAt: tl.DrainRequestedAt, UpdatedAt: now,
+		Rebootless: a.Rebootless, PostActions: a.PostActions,
 	}
 	if !a.OSChange {
 		r.TargetImage = ob.OS.Booted.Image
 	}
 	// Write-ahead: the backups are recorded before any file changes.
 	if err := d.store.Save(r); err != nil {
+		return err
+	}
+	// The force file is spent once an update that honours it is recorded.
+	if err := d.consumeForceFile(ob); err != nil {
 		return err
 	}
 	var hookErr error

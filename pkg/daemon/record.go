@@ -3,6 +3,8 @@ package daemon
 import (
 	"time"
 
+	opv1 "github.com/openshift/api/operator/v1"
+
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
 )
 
@@ -78,6 +80,11 @@ type Record struct {
 	BootKernelArgs []string `json:"bootKernelArgs,omitempty"`
 	// RebootToken is the rebootRequest served by this record's reboot.
 	RebootToken string `json:"rebootToken,omitempty"`
+	// Rebootless updates need no reboot: after the files are written the
+	// daemon carries out PostActions in order; ActionsDone of them are done.
+	Rebootless  bool                                    `json:"rebootless,omitempty"`
+	PostActions []opv1.NodeDisruptionPolicyStatusAction `json:"postActions,omitempty"`
+	ActionsDone int                                     `json:"actionsDone,omitempty"`
 	// Times are for metrics only; no decision reads them.
 	CordonedAt time.Time `json:"cordonedAt,omitzero"`
 	UpdatedAt  time.Time `json:"updatedAt,omitzero"`

@@ -42,7 +42,7 @@ func TestMergeSpecFields(t *testing.T) {
 			},
 		},
 		{
-			name: "kernel arguments appended in order, duplicates kept, ignition shouldExist after",
+			name: "kernel arguments appended in order, duplicates kept; ignition kernelArguments stay in the ignition (MCO)",
 			configs: []*mcfgv1.MachineConfig{
 				mc("10-b", "worker", `{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldExist":["quiet","nosmt"]}}`,
 					set(func(s *mcfgv1.MachineConfigSpec) { s.KernelArguments = []string{"hugepagesz=2M", "hugepages=4"} })),
@@ -51,7 +51,7 @@ func TestMergeSpecFields(t *testing.T) {
 				})),
 			},
 			want: func(t *testing.T, s mcfgv1.MachineConfigSpec) {
-				want := []string{"hugepagesz=1G", "hugepages=4", "nosmt", "hugepagesz=2M", "hugepages=4", "quiet"}
+				want := []string{"hugepagesz=1G", "hugepages=4", "nosmt", "hugepagesz=2M", "hugepages=4"}
 				if !reflect.DeepEqual(s.KernelArguments, want) {
 					t.Errorf("KernelArguments = %v, want %v", s.KernelArguments, want)
 				}
@@ -108,7 +108,7 @@ func TestMergeIgnition(t *testing.T) {
 		// A custom pool's config sorts before the worker ones by name but must override them.
 		mc("00-custom", "infra", fileIgn("3.4.0", "/etc/shared", "custom")),
 		mc("10-worker", "worker", fileIgn("3.2.0", "/etc/shared", "worker")),
-		mc("20-worker", "worker", `{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"a.service","enabled":true}]},"storage":{"files":[{"path":"/etc/keep","overwrite":false,"contents":{"source":"data:,k"}},{"path":"/etc/empty"}]}}`),
+		mc("20-worker", "worker", `{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"a.service","enabled":true}]},"storage":{"files":[{"path":"/etc/keep","overwrite":false,"contents":{"source":"data:,k"}},{"path":"/etc/empty","contents":{"source":"data:,"}}]}}`),
 		mc("30-worker", "worker", `{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldExist":["quiet"]}}`),
 	}
 	before := []string{configs[0].Name, configs[1].Name, configs[2].Name, configs[3].Name}
@@ -144,17 +144,18 @@ func TestMergeIgnition(t *testing.T) {
 	if o := overwrite["/etc/keep"]; o == nil || *o {
 		t.Errorf("/etc/keep overwrite = %v, want the explicit false kept", o)
 	}
-	if o := overwrite["/etc/empty"]; o != nil {
-		t.Errorf("/etc/empty overwrite = %v, want unset (no source)", *o)
+	if o := overwrite["/etc/empty"]; o == nil || !*o {
+		t.Errorf("/etc/empty overwrite = %v, want defaulted to true", o)
 	}
 	if len(cfg.Systemd.Units) != 1 || cfg.Systemd.Units[0].Name != "a.service" {
 		t.Errorf("units = %+v", cfg.Systemd.Units)
 	}
-	if len(cfg.KernelArguments.ShouldExist) != 0 {
-		t.Errorf("ignition kargs kept in the merged ignition: %v", cfg.KernelArguments.ShouldExist)
+	// As in the MCO: Ignition kernel arguments stay where they were written.
+	if len(cfg.KernelArguments.ShouldExist) != 1 || cfg.KernelArguments.ShouldExist[0] != "quiet" {
+		t.Errorf("ignition kargs = %v, want [quiet] kept in the merged ignition", cfg.KernelArguments.ShouldExist)
 	}
-	if !reflect.DeepEqual(got.Spec.KernelArguments, []string{"quiet"}) {
-		t.Errorf("KernelArguments = %v, want [quiet]", got.Spec.KernelArguments)
+	if len(got.Spec.KernelArguments) != 0 {
+		t.Errorf("KernelArguments = %v, want none", got.Spec.KernelArguments)
 	}
 	if _, err := ParseRaw(got.Spec.Config.Raw); err != nil {
 		t.Errorf("the merged config does not parse back: %v", err)
@@ -173,6 +174,14 @@ func TestMergeErrors(t *testing.T) {
 			name:        "invalid ignition names the config",
 			configs:     []*mcfgv1.MachineConfig{mc("00-ok", "worker", ""), mc("50-bad", "worker", `{"ignition":{"version":"9.9.9"}}`)},
 			wantInvalid: "50-bad", wantErr: "unsupported config version",
+		},
+		{
+			// The MCO gives every file without overwrite overwrite=true, which
+			// Ignition refuses for a file without contents: its daemon and new
+			// nodes would fail on the result, so tandem refuses to render it.
+			name:    "a file without contents and without overwrite cannot be rendered",
+			configs: []*mcfgv1.MachineConfig{mc("00-ok", "worker", `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/empty"}]}}`)},
+			wantErr: "overwrite must be false if source is unspecified",
 		},
 		{
 			name: "kernel-devel needs the default kernel",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	ign2errors "github.com/coreos/ignition/config/shared/errors"
 	ignerrors "github.com/coreos/ignition/v2/config/shared/errors"
 	ign3 "github.com/coreos/ignition/v2/config/v3_5"
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
@@ -50,26 +51,38 @@ func Parse(mc *mcfgv1.MachineConfig) (*ign3types.Config, error) {
 
 // ParseRaw parses a raw Ignition config of any spec 3.0 to 3.5 into spec 3.5
 // and checks it the way the MCO does: Ignition's own validation, then no
-// special bits (setuid, setgid, sticky) on file modes.
+// special bits (setuid, setgid, sticky) on file modes. A spec 2.x config
+// (2.0 to 2.2) is converted to 3.5 as the MCO converts it (parseSpec2) and
+// then validated as a spec 3.5 config.
 func ParseRaw(raw []byte) (*ign3types.Config, error) {
 	if isEmptyRaw(raw) {
 		cfg := NewIgnConfig()
 		return &cfg, nil
 	}
-	cfg, rpt, err := ign3.ParseCompatibleVersion(raw)
+	parsed, rpt, err := ign3.ParseCompatibleVersion(raw)
+	cfg := &parsed
 	switch {
 	case errors.Is(err, ignerrors.ErrUnknownVersion):
-		return nil, fmt.Errorf("parsing Ignition config: %w (supported spec versions: 3.0 to %s)", err, ign3types.MaxVersion)
+		// Not a 3.x config: the MCO then tries spec 2 (IgnParseWrapper).
+		if cfg, err = parseSpec2(raw); err != nil {
+			if errors.Is(err, ign2errors.ErrUnknownVersion) {
+				return nil, fmt.Errorf("parsing Ignition config: %w (supported spec versions: 2.2 and 3.0 to %s)", ign2errors.ErrUnknownVersion, ign3types.MaxVersion)
+			}
+			return nil, err
+		}
+		if err := ValidateIgnition(cfg); err != nil {
+			return nil, fmt.Errorf("converted spec 2 config: %w", err)
+		}
 	case err != nil:
 		if rpt.IsFatal() {
 			return nil, fmt.Errorf("parsing Ignition config: %w: %s", err, rpt.String())
 		}
 		return nil, fmt.Errorf("parsing Ignition config: %w", err)
 	}
-	if err := validateFileModes(&cfg); err != nil {
+	if err := validateFileModes(cfg); err != nil {
 		return nil, err
 	}
-	return &cfg, nil
+	return cfg, nil
 }
 
 // isEmptyRaw tells whether a MachineConfig carries no Ignition config at all.

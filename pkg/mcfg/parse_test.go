@@ -28,7 +28,12 @@ func TestParseRaw(t *testing.T) {
 				t.Errorf("files=%d, want 1", files)
 			}
 		}},
-		{name: "spec 2.2 is rejected", raw: `{"ignition":{"version":"2.2.0"}}`, wantErr: "unsupported config version"},
+		{name: "spec 2.2 is converted to 3.5", raw: `{"ignition":{"version":"2.2.0"},"storage":{"files":[{"filesystem":"root","path":"/etc/a","contents":{"source":"data:,a"}}]}}`,
+			check: func(t *testing.T, files int, version string) {
+				if files != 1 || version != "3.5.0" {
+					t.Errorf("got %d files, version %s; want 1 file, 3.5.0", files, version)
+				}
+			}},
 		{name: "experimental spec is rejected", raw: `{"ignition":{"version":"3.6.0-experimental"}}`, wantErr: "unsupported config version"},
 		{name: "not JSON", raw: `{"ignition":`, wantErr: "parsing Ignition config"},
 		{name: "missing version", raw: `{}`, wantErr: "invalid config version"},

@@ -21,7 +21,7 @@ func TestE2EUpgrade(t *testing.T) {
 	w, err := world.Start(ctx, world.Options{
 		Dir:        t.TempDir(),
 		Workers:    4,
-		DPUs:       2,
+		DPUs:       3,
 		ImageBytes: 4 << 20,
 		Logf:       t.Logf,
 	})

@@ -2,19 +2,18 @@ package world
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
-	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/ostree"
 )
 
@@ -69,26 +68,16 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if err := w.monitor.start(ctx); err != nil {
 		return nil, err
 	}
-	w.Opts.Logf("world: publishing OS image 2 and %s to every pool", UpdateFile)
-	// The infra cluster goes first: its DPU drains then find the tenant
-	// hosts before their own update, so one drain and one reboot serve both
-	// (docs/dpu.md). Render delays make the order of the MachineConfigs
-	// alone no guarantee, so the tenant pools wait, paused, until every
-	// DPU host is claimed by its DPU's Drain request.
-	if err := setPoolsPaused(ctx, w.Tenant, true); err != nil {
+	coalesce, err := startCoalesceWatch(ctx, w)
+	if err != nil {
 		return nil, err
 	}
 	w.unchanged = o.unchangedPools(w)
-	for _, c := range []*Cluster{w.Infra, w.Tenant} {
-		for pool := range c.Pools {
-			if w.unchanged[c.Name+"/"+pool] {
-				continue
-			}
-			files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
-			if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {
-				return nil, err
-			}
-		}
+	w.Opts.Logf("world: publishing OS image 2 and %s to every pool of both clusters at the same moment", UpdateFile)
+	// Nothing is paused or ordered: coalescing the DPU hosts' two updates
+	// into one drain and one reboot is the product's job (docs/dpu.md).
+	if err := w.publishUpdate(ctx); err != nil {
+		return nil, err
 	}
 	targets := map[string]string{}
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
@@ -104,16 +93,10 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 			targets[c.Name+"/"+pool] = cfg
 		}
 	}
-	if err := w.waitHostsClaimed(ctx, w.unchanged); err != nil {
-		return nil, err
-	}
-	if err := setPoolsPaused(ctx, w.Tenant, false); err != nil {
-		return nil, err
-	}
 	w.Opts.Logf("world: rolling out %v", targets)
 	lastTable := time.Time{}
 	killed, cycled := o.KillDaemon == "", o.PowerCycle == ""
-	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		rows, done, err := w.observe(ctx, targets)
 		if err != nil {
 			return false, nil
@@ -150,7 +133,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	if o.Table != nil {
 		printTable(o.Table, rows, time.Since(start))
 	}
-	sum := w.summarize(rows, time.Since(start), o)
+	sum := w.summarize(rows, time.Since(start), o, coalesce)
 	if slo != nil {
 		sum.EtcdSLO = slo.stop(context.WithoutCancel(ctx), baseline)
 	}
@@ -228,46 +211,29 @@ func (w *World) rank(name string) int {
 	return len(w.Order)
 }
 
-func setPoolsPaused(ctx context.Context, c *Cluster, paused bool) error {
-	patch := []byte(fmt.Sprintf(`{"spec":{"paused":%v}}`, paused))
-	for pool := range c.Pools {
-		if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Patch(ctx, pool, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return fmt.Errorf("setting paused=%v on pool %s in %s: %w", paused, pool, c.Name, err)
-		}
-	}
-	return nil
-}
-
-// waitHostsClaimed waits until every DPU host has a Drain HostMaintenance
-// the tenant controller has seen (it wrote a status): from then on the
-// tenant planner leaves the host to the maintenance.
-func (w *World) waitHostsClaimed(ctx context.Context, unchanged map[string]bool) error {
-	hms, err := dpu.NewHostMaintenances(w.Tenant.CP.RESTConfig)
-	if err != nil {
-		return err
-	}
-	var unclaimed []string
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := hms.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		claimed := map[string]bool{}
-		for _, hm := range list.Items {
-			if hm.Spec.Action == dpuv1.ActionDrain && hm.Status.Phase != "" && !hm.Status.Phase.Terminal() {
-				claimed[hm.Spec.NodeName] = true
+// publishUpdate creates every pool's update MachineConfig, both clusters
+// at once.
+func (w *World) publishUpdate(ctx context.Context) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, c := range []*Cluster{w.Infra, w.Tenant} {
+		for pool := range c.Pools {
+			if w.unchanged[c.Name+"/"+pool] {
+				continue
 			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				files := []ignitionFile{{Path: UpdateFile, Contents: "tandem update 2\n"}}
+				if err := w.createConfig(ctx, c, "99-"+pool+"-update", pool, w.Images[1], files); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
 		}
-		unclaimed = nil
-		for _, name := range w.Order {
-			if n := w.Nodes[name]; n.Cluster == w.Infra && n.Pair != "" && !claimed[n.Pair] && !unchanged[n.Cluster.Name+"/"+n.Pool] {
-				unclaimed = append(unclaimed, n.Pair)
-			}
-		}
-		return len(unclaimed) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("DPU hosts %v got no Drain HostMaintenance: %w", unclaimed, err)
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }

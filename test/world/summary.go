@@ -29,6 +29,8 @@ type Summary struct {
 	// EtcdSLO is etcd's disk latency before and during the rollout; nil
 	// when not sampled.
 	EtcdSLO *EtcdSLO
+	// Coalesce counts the DPU hosts' drains and reboots, and pool pauses.
+	Coalesce CoalesceCounts
 }
 
 // Invariant is one checked property.
@@ -60,7 +62,8 @@ func (s *Summary) MaxUnavailableSeenOverall() int {
 
 // summarize checks the invariants; o says which trouble the rollout made
 // on purpose (a power-cycled node reboots once more).
-func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions) *Summary {
+func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions, coalesce *coalesceWatch) *Summary {
+	counts, notOnce := coalesce.counts(), coalesce.notDrainedOnce()
 	m := w.monitor
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -68,6 +71,7 @@ func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions) *Summar
 		Nodes: len(w.Order), Duration: d, LeaderChanges: m.leaderChanges, InitialLeader: m.initialLeader,
 		Writes: m.writes, Failed: m.failedWrites, MaxUnavailableSeen: map[string]int{}, MaxUnavailable: map[string]int{},
 		MinReadyWeb: m.minReadyWeb, Replicas: w.Opts.Replicas, Windows: map[string]time.Duration{}, Reboots: map[string]int{},
+		Coalesce: counts,
 	}
 	for k, v := range m.maxUnavailableSeen {
 		s.MaxUnavailableSeen[k] = v
@@ -125,6 +129,9 @@ func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions) *Summar
 	hostReboots, badHosts := w.dpuHostReboots(s.Reboots, o.PowerCycle)
 	check("every DPU host rebooted exactly once (power-cycled: at most twice)", len(badHosts) == 0,
 		"reboots %v, wrong: %v", hostReboots, badHosts)
+	check("every DPU host drained once (one cordon for its update and its DPU's)", len(notOnce) == 0,
+		"%d hosts, %d drains: %v", counts.Hosts, counts.HostDrains, notOnce)
+	check("no pool paused during the rollout", counts.Pauses == 0, "%d pauses seen", counts.Pauses)
 	check("no other violation recorded", len(other) == 0, "%v", other)
 	return s
 }
@@ -151,6 +158,7 @@ func (s *Summary) Print(out io.Writer) {
 		fmt.Fprintln(out, e.Line())
 	}
 	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
+	fmt.Fprintln(out, s.Coalesce.Line())
 	fmt.Fprintln(out, "invariants:")
 	for _, i := range s.Invariants {
 		mark := "ok  "

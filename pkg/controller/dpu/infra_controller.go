@@ -365,7 +365,9 @@ func (c *InfraController) Sync(ctx context.Context, name string) (time.Duration,
 		Ahead:      !c.opts.DrainOnDemand,
 	}
 	actions := DecideInfra(s)
-	outage, outageRecheck := c.decideOutage(n, host, granted(n))
+	// While its update is granted, or its cycle keeps the host drained for
+	// it, a DPU that is down is no surprise to anyone.
+	outage, outageRecheck := c.decideOutage(n, host, granted(n) || hasCycle)
 	actions = append(actions, outage...)
 	tainted := c.request(OutageRequestName(name)) != nil
 	for _, a := range actions {

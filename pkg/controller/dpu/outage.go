@@ -24,8 +24,8 @@ type OutageInput struct {
 	UpSince time.Time
 	// Taint is the node's outage request in the tenant cluster, nil if none.
 	Taint *dpuv1.HostMaintenance
-	// Planned: the infra node is updating (granted): its reboot is planned,
-	// and its host is drained for it, so an outage is no surprise.
+	// Planned: the infra node is updating (granted), or its maintenance
+	// cycle keeps the host drained: its reboot is planned.
 	Planned bool
 	Now     time.Time
 	// Grace is how long the DPU must be down before its host is tainted;

@@ -10,6 +10,7 @@ import (
 	mcfginformersv1 "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
 	mcfglistersv1 "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -45,6 +46,11 @@ type Options struct {
 	GCGracePeriod time.Duration
 	// EventRecorder records events on pools; nil: events go to the API.
 	EventRecorder record.EventRecorder
+	// ControllerConfigs, when set, is watched for the MCO's ControllerConfig
+	// (ControllerConfigName), the render input that keeps a cluster's
+	// rendered names when tandem takes over from the MCO. Nil: render
+	// standalone, as without a ControllerConfig.
+	ControllerConfigs mcfginformersv1.ControllerConfigInformer
 }
 
 func (o *Options) setDefaults() {
@@ -68,6 +74,7 @@ type Controller struct {
 	poolLister mcfglistersv1.MachineConfigPoolLister
 	mcLister   mcfglistersv1.MachineConfigLister
 	nodeLister corelistersv1.NodeLister
+	ccLister   mcfglistersv1.ControllerConfigLister // nil: no ControllerConfig watched
 	synced     []cache.InformerSynced
 
 	recorder    record.EventRecorder
@@ -111,6 +118,17 @@ func NewController(
 		c.recorder, c.broadcaster = events.NewRecorder(nil, scheme, ComponentName)
 	}
 
+	if cc := opts.ControllerConfigs; cc != nil {
+		c.ccLister = cc.Lister()
+		c.synced = append(c.synced, cc.Informer().HasSynced)
+		if _, err := cc.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.controllerConfigChanged,
+			UpdateFunc: func(_, obj any) { c.controllerConfigChanged(obj) },
+			DeleteFunc: c.controllerConfigChanged,
+		}); err != nil {
+			return nil, fmt.Errorf("watching ControllerConfigs: %w", err)
+		}
+	}
 	if _, err := pools.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.enqueuePool(obj, 0) },
 		UpdateFunc: func(_, obj any) { c.enqueuePool(obj, 0) },
@@ -163,6 +181,41 @@ func (c *Controller) enqueuePool(obj any, after time.Duration) {
 		return
 	}
 	c.queue.AddAfter(pool.Name, after)
+}
+
+// controllerConfigChanged re-renders every pool: the ControllerConfig is an
+// input of each rendered config.
+func (c *Controller) controllerConfigChanged(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	cc, ok := obj.(*mcfgv1.ControllerConfig)
+	if !ok || cc.Name != ControllerConfigName {
+		return
+	}
+	pools, err := c.poolLister.List(labels.Everything())
+	if err != nil {
+		utilruntime.HandleError(fmt.Errorf("listing pools for ControllerConfig %s: %w", cc.Name, err))
+		return
+	}
+	for _, p := range pools {
+		c.queue.AddAfter(p.Name, c.opts.RenderDelay)
+	}
+}
+
+// controllerConfig returns the MCO's ControllerConfig, nil when there is none.
+func (c *Controller) controllerConfig() (*mcfgv1.ControllerConfig, error) {
+	if c.ccLister == nil {
+		return nil, nil
+	}
+	cc, err := c.ccLister.Get(ControllerConfigName)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting ControllerConfig %s: %w", ControllerConfigName, err)
+	}
+	return cc, nil
 }
 
 // configChanged re-renders every pool the MachineConfig feeds, after the

@@ -36,7 +36,12 @@ var (
 
 // PlanOptions are the inputs of Plan that do not come from the cluster's objects.
 type PlanOptions struct {
-	// Defaults fill osImageURL and the extensions image when no MachineConfig sets them.
+	// ControllerConfig is the MCO's ControllerConfig, nil when there is none.
+	// When set, it gives the defaults (DefaultsFromControllerConfig) and the
+	// pool's certificate expiries, exactly as the MCO renders.
+	ControllerConfig *mcfgv1.ControllerConfig
+	// Defaults fill osImageURL and the extensions image when no MachineConfig
+	// sets them and there is no ControllerConfig.
 	Defaults mcfg.Defaults
 	// ControllerVersion is written to the rendered config's
 	// generated-by-controller-version annotation.
@@ -56,6 +61,10 @@ type Result struct {
 	// Err says why rendering failed; Reason is the matching condition reason.
 	Err    error
 	Reason string
+	// Inputs is the ControllerConfig condition (which render inputs were used)
+	// and CertExpirys the pool's certificate expiries from it.
+	Inputs      mcfgv1.MachineConfigPoolCondition
+	CertExpirys []mcfgv1.CertExpiry
 }
 
 // Degraded tells whether the pool's RenderDegraded condition should be True.
@@ -65,6 +74,17 @@ func (r Result) Degraded() bool { return r.Err != nil }
 // touches the pool's current rendered config: on failure the caller leaves
 // spec.configuration as it is, so the last good config stays in force.
 func Plan(pool *mcfgv1.MachineConfigPool, all []*mcfgv1.MachineConfig, opts PlanOptions) Result {
+	r := plan(pool, all, opts)
+	r.Inputs = controllerConfigCondition(opts.ControllerConfig)
+	r.CertExpirys = CertExpirys(opts.ControllerConfig)
+	return r
+}
+
+func plan(pool *mcfgv1.MachineConfigPool, all []*mcfgv1.MachineConfig, opts PlanOptions) Result {
+	cc := opts.ControllerConfig
+	if cc != nil {
+		opts.Defaults = DefaultsFromControllerConfig(cc)
+	}
 	selected, err := SelectConfigs(pool, all)
 	switch {
 	case errors.Is(err, errSelectsAll):
@@ -90,9 +110,7 @@ func Plan(pool *mcfgv1.MachineConfigPool, all []*mcfgv1.MachineConfig, opts Plan
 	}
 	merged.Name = name
 	merged.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(pool, poolKind)}
-	if opts.ControllerVersion != "" {
-		merged.Annotations = map[string]string{constants.GeneratedByControllerVersionAnnotation: opts.ControllerVersion}
-	}
+	merged.Annotations = renderedAnnotations(merged.Spec, opts)
 
 	source := make([]corev1.ObjectReference, 0, len(selected))
 	for _, mc := range mcfg.SortForMerge(selected) {
@@ -101,6 +119,26 @@ func Plan(pool *mcfgv1.MachineConfigPool, all []*mcfgv1.MachineConfig, opts Plan
 		})
 	}
 	return Result{Rendered: merged, Source: source}
+}
+
+// renderedAnnotations are the MCO's annotations of a rendered config: the
+// controller version, the release version of the ControllerConfig, and
+// whether a MachineConfig overrode the release's OS image.
+func renderedAnnotations(spec mcfgv1.MachineConfigSpec, opts PlanOptions) map[string]string {
+	a := map[string]string{}
+	if opts.ControllerVersion != "" {
+		a[constants.GeneratedByControllerVersionAnnotation] = opts.ControllerVersion
+	}
+	if cc := opts.ControllerConfig; cc != nil {
+		a[ReleaseImageVersionAnnotation] = cc.Annotations[ReleaseImageVersionAnnotation]
+		if spec.OSImageURL != cc.Spec.BaseOSContainerImage {
+			a[OSImageURLOverriddenAnnotation] = "true"
+		}
+	}
+	if len(a) == 0 {
+		return nil
+	}
+	return a
 }
 
 var errSelectsAll = errors.New("the pool's machineConfigSelector is empty and would select every MachineConfig")

@@ -193,7 +193,7 @@ func TestPoolsForConfig(t *testing.T) {
 }
 
 func TestInvalidConfigErrorIsKept(t *testing.T) {
-	r := Plan(newPool("worker", roleSelector("worker")), []*mcfgv1.MachineConfig{newMC("50-bad", "worker", `{"ignition":{"version":"2.2.0"}}`)}, PlanOptions{})
+	r := Plan(newPool("worker", roleSelector("worker")), []*mcfgv1.MachineConfig{newMC("50-bad", "worker", `{"ignition":{"version":"9.9.0"}}`)}, PlanOptions{})
 	var ie *mcfg.InvalidConfigError
 	if !errors.As(r.Err, &ie) || ie.Name != "50-bad" {
 		t.Fatalf("err = %v, want *mcfg.InvalidConfigError for 50-bad", r.Err)

@@ -33,7 +33,8 @@ func normalizeConfiguration(c mcfgv1.MachineConfigPoolStatusConfiguration) mcfgv
 }
 
 // DesiredStatus returns pool's status after r, and whether it changed:
-// RenderDegraded True with r's reason on failure, False on success; and, on
+// RenderDegraded True with r's reason on failure, False on success; the
+// ControllerConfig condition and certExpirys from r; and, on
 // the very first successful render only, status.configuration set to the new
 // config (as the MCO's bootstrap does). Later status.configuration changes
 // belong to the node controller, which moves it once every node runs the
@@ -47,6 +48,13 @@ func DesiredStatus(pool *mcfgv1.MachineConfigPool, r Result, now metav1.Time) (m
 		cond.Message = fmt.Sprintf("Failed to render configuration for pool %s: %v", pool.Name, r.Err)
 	}
 	changed := SetCondition(&st, cond, now)
+	if r.Inputs.Type != "" {
+		changed = SetCondition(&st, r.Inputs, now) || changed
+	}
+	if r.CertExpirys != nil && !reflect.DeepEqual(st.CertExpirys, r.CertExpirys) {
+		st.CertExpirys = r.CertExpirys
+		changed = true
+	}
 	if r.Rendered != nil && st.Configuration.Name == "" {
 		st.Configuration = mcfgv1.MachineConfigPoolStatusConfiguration{
 			ObjectReference: corev1.ObjectReference{Name: r.Rendered.Name},

@@ -32,7 +32,11 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		return fmt.Errorf("listing MachineConfigs: %w", err)
 	}
 
-	res := Plan(pool, all, PlanOptions{Defaults: c.opts.Defaults, ControllerVersion: c.opts.ControllerVersion})
+	cc, err := c.controllerConfig()
+	if err != nil {
+		return err
+	}
+	res := Plan(pool, all, PlanOptions{ControllerConfig: cc, Defaults: c.opts.Defaults, ControllerVersion: c.opts.ControllerVersion})
 	if res.SelectsAll {
 		c.recorder.Event(pool, corev1.EventTypeWarning, "SelectingAll",
 			"This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.")

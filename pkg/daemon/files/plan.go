@@ -60,7 +60,8 @@ type Owners interface {
 }
 
 // Plan returns the paths newCfg wants, plus KindAbsent nodes for the files,
-// units and enablement links oldCfg had that newCfg does not. oldCfg may be
+// units and enablement links oldCfg had that newCfg does not, plus
+// /etc/shadow when a password hash changes (shadowNode). oldCfg may be
 // nil. Errors say which file or unit cannot be applied; nothing is written.
 // root is the root prefix, used to read [Install] sections of vendor units.
 func Plan(root string, oldCfg, newCfg *ign3types.Config, owners Owners) ([]Node, error) {
@@ -82,6 +83,13 @@ func Plan(root string, oldCfg, newCfg *ign3types.Config, owners Owners) ([]Node,
 				seen[n.Path] = true
 			}
 		}
+	}
+	sh, err := shadowNode(root, oldCfg, newCfg)
+	if err != nil {
+		return nil, err
+	}
+	if sh != nil && !seen[sh.Path] {
+		want = append(want, *sh)
 	}
 	slices.SortStableFunc(want, func(a, b Node) int { return strings.Compare(a.Path, b.Path) })
 	return want, nil
@@ -291,6 +299,9 @@ func installTargets(contents []byte) ([]string, error) {
 	}
 	return out, nil
 }
+
+// DecodeResource returns a file's contents (see decodeResource).
+func DecodeResource(r ign3types.Resource) ([]byte, error) { return decodeResource(r) }
 
 // decodeResource returns a file's contents. Only data: URLs are supported:
 // the daemon does not fetch remote sources on a running node.

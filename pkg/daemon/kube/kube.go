@@ -10,7 +10,9 @@ import (
 	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	opv1 "github.com/openshift/api/operator/v1"
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,8 +35,11 @@ const NotYetSet = "not-yet-set"
 
 // Client talks to the apiserver for one node.
 type Client struct {
-	Kube     kubernetes.Interface
-	MCO      mcfgclientset.Interface
+	Kube kubernetes.Interface
+	MCO  mcfgclientset.Interface
+	// Operator reads MachineConfiguration cluster (node disruption policies);
+	// nil: the MCO's built-in defaults apply.
+	Operator operatorclientset.Interface
 	NodeName string
 	// AllConditionTypes are created (False, NotYetOccurred) on a new
 	// MachineConfigNode; IsProgress marks those reset when Updated turns True.
@@ -79,6 +84,26 @@ func (c *Client) MachineConfig(ctx context.Context, name string) (*mcfgv1.Machin
 	}
 	if err != nil {
 		return nil, fmt.Errorf("getting MachineConfig %s: %w", name, err)
+	}
+	return mc, nil
+}
+
+// MachineConfigurationName is the MachineConfiguration the MCO's operator
+// keeps (ctrlcommon.MCOOperatorKnobsObjectName).
+const MachineConfigurationName = "cluster"
+
+// MachineConfiguration returns MachineConfiguration "cluster", nil when it
+// (or its CRD, on a cluster without the MCO's operator) does not exist.
+func (c *Client) MachineConfiguration(ctx context.Context) (*opv1.MachineConfiguration, error) {
+	if c.Operator == nil {
+		return nil, nil
+	}
+	mc, err := c.Operator.OperatorV1().MachineConfigurations().Get(ctx, MachineConfigurationName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting MachineConfiguration %s: %w", MachineConfigurationName, err)
 	}
 	return mc, nil
 }

@@ -32,7 +32,7 @@ type crashScript struct {
 }
 
 func crashScripts() []crashScript {
-	return []crashScript{
+	return append([]crashScript{
 		{
 			// Stage ahead, then the grant: OS, files, a unit and a kernel
 			// argument. Every step, and the middle of the pull.
@@ -136,7 +136,7 @@ func crashScripts() []crashScript {
 				checkDone(t, r, n, late)
 			},
 		},
-	}
+	}, rebootlessCrashScripts()...)
 }
 
 // Configs of the crash scripts besides A and B (standardConfigs).

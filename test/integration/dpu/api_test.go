@@ -163,6 +163,12 @@ func componentRoles(t *testing.T, cp *framework.ControlPlane) {
 	}
 	sa := func(name string) string { return "system:serviceaccount:" + mcoNS + ":" + name }
 	cases := map[string][]check{
+		sa("tandem-dpu-infra"): {
+			{"dpu.machineconfiguration.openshift.io", "hostmaintenances", "", "create", "", true},
+			{"dpu.machineconfiguration.openshift.io", "hostmaintenances", "", "patch", "", false},
+			{"", "nodes", "", "patch", "", false},
+			{"nodemaintenance.medik8s.io", "nodemaintenances", "", "create", "", false},
+		},
 		sa("machine-config-daemon"): {
 			{"", "nodes", "", "patch", "", true},
 			{"", "nodes", "", "watch", "", true},
@@ -182,6 +188,9 @@ func componentRoles(t *testing.T, cp *framework.ControlPlane) {
 			{"machineconfiguration.openshift.io", "machineconfigs", "", "create", "", true},
 			{"dpu.machineconfiguration.openshift.io", "hostmaintenances", "", "watch", "", true},
 			{"dpu.machineconfiguration.openshift.io", "hostmaintenances", "status", "update", "", true},
+			{"nodemaintenance.medik8s.io", "nodemaintenances", "", "watch", "", true},
+			{"nodemaintenance.medik8s.io", "nodemaintenances", "status", "update", "", true},
+			{"nodemaintenance.medik8s.io", "nodemaintenances", "", "delete", "", false},
 			{"coordination.k8s.io", "leases", "", "update", mcoNS, true},
 			{"", "configmaps", "", "watch", "openshift-dpu-network-operator", true},
 			{"coordination.k8s.io", "leases", "", "update", "kube-system", false},

@@ -5,6 +5,7 @@ package dpu_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,7 +28,7 @@ func TestExternalCoordinator(t *testing.T) {
 		host := pairs[dpuNode]
 		drainName, rebootName := "coordinator-drain-"+host, "coordinator-reboot-"+host
 		// Nothing moves before the coordinator asks.
-		d.wait(t, dpuNode+" held for an external drain", func() (bool, string) {
+		d.wait(t, dpuNode+" held for an external drain", 2*time.Minute, func() (bool, string) {
 			pool, err := d.infra.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.DPUWorkerPool, metav1.GetOptions{})
 			if err != nil {
 				return false, err.Error()
@@ -45,7 +46,7 @@ func TestExternalCoordinator(t *testing.T) {
 		d.coordinate(t, drainName, host, dpuv1.ActionDrain)
 		d.waitRolledOut(t, d.infra, infraB, dpuNode)
 		d.coordinate(t, rebootName, host, dpuv1.ActionReboot)
-		d.wait(t, rebootName+" Completed", func() (bool, string) {
+		d.wait(t, rebootName+" Completed", 5*time.Minute, func() (bool, string) {
 			hm, err := d.infraIdentity.Get(ctx, rebootName)
 			if err != nil {
 				return false, err.Error()
@@ -80,7 +81,7 @@ func (d *duo) coordinate(t *testing.T, name, host string, action dpuv1.HostMaint
 	if action != dpuv1.ActionDrain {
 		return
 	}
-	d.wait(t, name+" Drained", func() (bool, string) {
+	d.wait(t, name+" Drained", 5*time.Minute, func() (bool, string) {
 		hm, err := d.infraIdentity.Get(t.Context(), name)
 		if err != nil {
 			return false, err.Error()

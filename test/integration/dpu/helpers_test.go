@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -27,20 +28,43 @@ import (
 
 const workloadNS = "workload"
 
-// waitFor polls cond until it holds. It gives up shortly before the test's
-// own deadline (go test -timeout) so the failure shows what it last saw.
-func waitFor(t *testing.T, what string, cond func() (bool, string)) {
+// waitFor polls cond until it holds, for at most within (each wait has its
+// own bound, never the test's deadline), and fails with what it last saw.
+func waitFor(t *testing.T, what string, within time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline, hasDeadline := t.Deadline()
+	deadline := time.Now().Add(within)
 	for {
 		ok, last := cond()
 		if ok {
 			return
 		}
-		if t.Context().Err() != nil || (hasDeadline && time.Until(deadline) < 30*time.Second) {
-			t.Fatalf("gave up waiting for %s; last: %s", what, last)
+		if t.Context().Err() != nil || time.Now().After(deadline) {
+			t.Fatalf("gave up waiting %s for %s; last: %s", within, what, last)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitNodesReady waits, for at most two minutes, until every named node
+// reports Ready.
+func waitNodesReady(t *testing.T, kube kubernetes.Interface, names ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := framework.WaitForNodesReady(ctx, kube, names...); err != nil {
+		t.Fatalf("nodes %v not Ready within 2m: %v", names, err)
+	}
+}
+
+// syncWithin waits, for at most a minute, for an informer factory's caches.
+func syncWithin(t *testing.T, f informers.SharedInformerFactory) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			t.Fatalf("cache of %v not synced within 1m", typ)
+		}
 	}
 }
 
@@ -96,7 +120,10 @@ func workloadPods(ctx context.Context, kube kubernetes.Interface, node string) (
 	return other, daemonSet, nil
 }
 
-func deployment(name string, replicas int32) *appsv1.Deployment {
+// pinnedDeployment runs replicas pods on node only (a hard nodeSelector,
+// never a soft spreading preference): evicted pods wait Pending for the
+// node to come back.
+func pinnedDeployment(name, node string, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workloadNS},
@@ -106,16 +133,40 @@ func deployment(name string, replicas int32) *appsv1.Deployment {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{Name: "app", Image: "app"}},
-					// Spread over the nodes so every host runs some.
-					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
-						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway,
-						LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
-					}},
+					Containers:   []corev1.Container{{Name: "app", Image: "app"}},
+					NodeSelector: map[string]string{"kubernetes.io/hostname": node},
 				},
 			},
 		},
 	}
+}
+
+// runAppsOn starts two app pods pinned to each node (Deployments app-<node>).
+func runAppsOn(t *testing.T, kube kubernetes.Interface, nodes ...string) {
+	t.Helper()
+	for _, n := range nodes {
+		if _, err := kube.AppsV1().Deployments(workloadNS).Create(t.Context(), pinnedDeployment("app-"+n, n, 2), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitAppsOn waits until every node runs its app pods and the agent.
+func waitAppsOn(t *testing.T, kube kubernetes.Interface, nodes ...string) {
+	t.Helper()
+	waitFor(t, "app pods on "+strings.Join(nodes, ", "), 3*time.Minute, func() (bool, string) {
+		var s []string
+		ok := true
+		for _, n := range nodes {
+			other, ds, err := workloadPods(t.Context(), kube, n)
+			if err != nil {
+				return false, err.Error()
+			}
+			ok = ok && other > 0 && ds == 1
+			s = append(s, fmt.Sprintf("%s: app=%d agent=%d", n, other, ds))
+		}
+		return ok, strings.Join(s, ", ")
+	})
 }
 
 func daemonSet(name string) *appsv1.DaemonSet {

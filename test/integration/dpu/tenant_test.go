@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,29 +51,13 @@ func TestTenantHostMaintenance(t *testing.T) {
 		createNode(t, cp, n, constants.WorkerPool, tenantCfg, nil)
 	}
 	createNode(t, cp, "m0", constants.MasterPool, "rendered-master-a", nil)
-	if err := framework.WaitForNodesReady(ctx, cp.Kube, "w0", "w1", "w2", "m0"); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, cp.Kube, "w0", "w1", "w2", "m0")
 	ensureNamespace(t, cp.Kube, workloadNS)
 	if _, err := cp.Kube.AppsV1().DaemonSets(workloadNS).Create(ctx, daemonSet("agent"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cp.Kube.AppsV1().Deployments(workloadNS).Create(ctx, deployment("app", 6), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "app pods on every worker", func() (bool, string) {
-		var s []string
-		ok := true
-		for _, n := range []string{"w0", "w1", "w2"} {
-			other, ds, err := workloadPods(ctx, cp.Kube, n)
-			if err != nil {
-				return false, err.Error()
-			}
-			ok = ok && other > 0 && ds == 1
-			s = append(s, fmt.Sprintf("%s: app=%d agent=%d", n, other, ds))
-		}
-		return ok, strings.Join(s, ", ")
-	})
+	runAppsOn(t, cp.Kube, "w0", "w1", "w2")
+	waitAppsOn(t, cp.Kube, "w0", "w1", "w2")
 
 	w.daemons = startStandInDaemons(t, cp)
 	runTenantController(t, cp, dpu.TenantOptions{DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second})
@@ -148,15 +131,31 @@ func createNode(t *testing.T, cp *framework.ControlPlane, name, role, cfg string
 // standInDaemons play the machine-config-daemon's reboot request protocol
 // on kwok nodes: a new rebootRequest is served (a reboot, counted) and
 // acknowledged in lastReboot. They record whether each node was cordoned
-// and free of workload pods when it rebooted.
+// and free of workload pods when it rebooted. With updates on, they also
+// play the daemon's config protocol in its simplest form: a stageConfig is
+// reported staged, a granted desiredConfig is applied (currentConfig, Done),
+// each update recorded with whether the node was cordoned then.
 type standInDaemons struct {
+	updates bool
+
 	mu      sync.Mutex
 	reboots map[string][]string // node -> tokens served
+	applied map[string][]update // node -> updates applied
 	errs    []string
 }
 
+// update is one config update a stand-in daemon applied.
+type update struct {
+	config   string
+	cordoned bool
+}
+
 func startStandInDaemons(t *testing.T, cp *framework.ControlPlane) *standInDaemons {
-	d := &standInDaemons{reboots: map[string][]string{}}
+	return startStandIns(t, cp, false)
+}
+
+func startStandIns(t *testing.T, cp *framework.ControlPlane, updates bool) *standInDaemons {
+	d := &standInDaemons{updates: updates, reboots: map[string][]string{}, applied: map[string][]update{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -184,6 +183,9 @@ func startStandInDaemons(t *testing.T, cp *framework.ControlPlane) *standInDaemo
 }
 
 func (d *standInDaemons) serve(ctx context.Context, cp *framework.ControlPlane, n *corev1.Node) {
+	if d.updates {
+		d.serveConfig(ctx, cp, n)
+	}
 	req := n.Annotations[constants.RebootRequestAnnotation]
 	if req == "" || req == n.Annotations[constants.LastRebootAnnotation] {
 		return
@@ -198,6 +200,32 @@ func (d *standInDaemons) serve(ctx context.Context, cp *framework.ControlPlane, 
 	d.mu.Unlock()
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{constants.LastRebootAnnotation: req}}})
 	_, _ = cp.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+func (d *standInDaemons) serveConfig(ctx context.Context, cp *framework.ControlPlane, n *corev1.Node) {
+	a := n.Annotations
+	set := map[string]string{}
+	if stage := a[constants.StageConfigAnnotation]; stage != "" && stage != a[constants.CurrentConfigAnnotation] && stage != a[constants.StagedConfigAnnotation] {
+		set[constants.StagedConfigAnnotation] = stage
+	}
+	if want := a[constants.DesiredConfigAnnotation]; want != a[constants.CurrentConfigAnnotation] {
+		set[constants.CurrentConfigAnnotation] = want
+		set[constants.StateAnnotation] = constants.MachineConfigDaemonStateDone
+		d.mu.Lock()
+		d.applied[n.Name] = append(d.applied[n.Name], update{config: want, cordoned: n.Spec.Unschedulable})
+		d.mu.Unlock()
+	}
+	if len(set) == 0 {
+		return
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": set}})
+	_, _ = cp.Kube.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+func (d *standInDaemons) updatesOf(node string) []update {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]update(nil), d.applied[node]...)
 }
 
 func (d *standInDaemons) served(node string) []string {
@@ -219,7 +247,7 @@ func (w *tenantWorld) create(t *testing.T, name, node string, action dpuv1.HostM
 func (w *tenantWorld) waitPhase(t *testing.T, name string, phase dpuv1.HostMaintenancePhase) *dpuv1.HostMaintenance {
 	t.Helper()
 	var hm *dpuv1.HostMaintenance
-	waitFor(t, fmt.Sprintf("%s %s", name, phase), func() (bool, string) {
+	waitFor(t, fmt.Sprintf("%s %s", name, phase), 2*time.Minute, func() (bool, string) {
 		var err error
 		hm, err = w.hm.Get(t.Context(), name)
 		if err != nil {
@@ -248,7 +276,7 @@ func (w *tenantWorld) node(t *testing.T, name string) *corev1.Node {
 
 func (w *tenantWorld) waitReleased(t *testing.T, name string, wantCordoned bool) {
 	t.Helper()
-	waitFor(t, name+" released", func() (bool, string) {
+	waitFor(t, name+" released", 2*time.Minute, func() (bool, string) {
 		n := w.node(t, name)
 		_, held := n.Annotations[constants.MaintenanceCordonAnnotation]
 		return !held && n.Spec.Unschedulable == wantCordoned, nodeSummary(n)
@@ -309,18 +337,17 @@ func (w *tenantWorld) reboot(t *testing.T) {
 	if got := w.daemons.served("w2"); len(got) != 1 || got[0] != token {
 		t.Fatalf("reboots served on w2: %v, want exactly [%s]", got, token)
 	}
+	// Completed is written in the plan that releases the node, after the
+	// release: whoever sees Completed finds the node schedulable again.
 	n := w.node(t, "w2")
-	if n.Annotations[constants.LastRebootAnnotation] != token {
-		t.Fatalf("after the reboot: %s", nodeSummary(n))
+	_, held := n.Annotations[constants.MaintenanceCordonAnnotation]
+	if n.Annotations[constants.LastRebootAnnotation] != token || n.Spec.Unschedulable || held {
+		t.Fatalf("Completed, but the node is not released: %s", nodeSummary(n))
 	}
-	// The uncordon is checked by waitReleased below: since the admission
-	// lock (node.Admission) the release can land one sync after Completed.
-	// TODO: report Completed only once the node is released.
 	if !meta.IsStatusConditionTrue(done.Status.Conditions, dpuv1.ConditionRebooted) || done.Status.CompletedTime == nil ||
 		done.Status.RebootRequestedTime == nil || done.Status.RebootToken != token {
 		t.Errorf("status %+v", done.Status)
 	}
-	w.waitReleased(t, "w2", false)
 	// A completed request stays completed and reboots nothing more.
 	time.Sleep(time.Second)
 	if got := w.daemons.served("w2"); len(got) != 1 {
@@ -379,9 +406,7 @@ func (w *tenantWorld) deleteMidDrain(t *testing.T) {
 	ctx := t.Context()
 	kube := w.cp.Kube
 	// One pod pinned to w0 under a PDB that forbids its eviction.
-	d := deployment("guarded", 1)
-	d.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "w0"}
-	if _, err := kube.AppsV1().Deployments(workloadNS).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+	if _, err := kube.AppsV1().Deployments(workloadNS).Create(ctx, pinnedDeployment("guarded", "w0", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pdb := &policyv1.PodDisruptionBudget{
@@ -392,7 +417,7 @@ func (w *tenantWorld) deleteMidDrain(t *testing.T) {
 	if _, err := kube.PolicyV1().PodDisruptionBudgets(workloadNS).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "guarded pod running and its PDB observed", func() (bool, string) {
+	waitFor(t, "guarded pod running and its PDB observed", 3*time.Minute, func() (bool, string) {
 		p, err := kube.PolicyV1().PodDisruptionBudgets(workloadNS).Get(ctx, "guarded", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -401,7 +426,7 @@ func (w *tenantWorld) deleteMidDrain(t *testing.T) {
 			fmt.Sprintf("healthy=%d allowed=%d", p.Status.CurrentHealthy, p.Status.DisruptionsAllowed)
 	})
 	w.create(t, "stuck", "w0", dpuv1.ActionDrain)
-	waitFor(t, "the drain refused by the PDB", func() (bool, string) {
+	waitFor(t, "the drain refused by the PDB", 2*time.Minute, func() (bool, string) {
 		hm, err := w.hm.Get(ctx, "stuck")
 		if err != nil {
 			return false, err.Error()

@@ -20,7 +20,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -39,6 +38,10 @@ import (
 )
 
 // Rendered configs of the two clusters.
+// announceWait is how long a DPU host's update waits for its DPU to ask
+// for maintenance (TenantOptions.AnnounceWait).
+const announceWait = 90 * time.Second
+
 const (
 	tenantA = "rendered-worker-a"
 	tenantB = "rendered-worker-b"
@@ -69,6 +72,9 @@ type duo struct {
 	mu         sync.Mutex
 	violations []string
 	cordons    map[string]int // host -> times it went from schedulable to cordoned
+
+	stopInfra func() // stops the infra cluster's controllers, as a process exit would
+	mode      dpu.Mode
 }
 
 func TestTwoClusters(t *testing.T) {
@@ -128,26 +134,21 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 		d.startNode(d.tenant, host, daemonBin, rpmOstreeBin, nil)
 		d.startNode(d.infra, dpuNode, daemonBin, rpmOstreeBin, d.checkHostAtDPUBoot(host))
 	}
-	if err := framework.WaitForNodesReady(ctx, d.tenant.Kube, "spare-0", "host-0", "host-1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := framework.WaitForNodesReady(ctx, d.infra.Kube, "dpu-0", "dpu-1"); err != nil {
-		t.Fatal(err)
-	}
+	waitNodesReady(t, d.tenant.Kube, "spare-0", "host-0", "host-1")
+	waitNodesReady(t, d.infra.Kube, "dpu-0", "dpu-1")
 
 	ensureNamespace(t, d.tenant.Kube, workloadNS)
 	if _, err := d.tenant.Kube.AppsV1().DaemonSets(workloadNS).Create(ctx, daemonSet("agent"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.tenant.Kube.AppsV1().Deployments(workloadNS).Create(ctx, deployment("app", 6), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	runAppsOn(t, d.tenant.Kube, hosts()...)
 	d.waitHostsRunPods(t)
 
-	d.tenantReg, d.infraReg = prometheus.NewRegistry(), prometheus.NewRegistry()
+	d.tenantReg = prometheus.NewRegistry()
 	d.runTenant(d.tenantReg)
 	d.infraIdentity = hmClient(t, infraIdentity)
-	d.runInfra(d.infraReg, d.infraIdentity, mode)
+	d.mode = mode
+	d.startInfra()
 	d.watchCordons()
 	return d
 }
@@ -198,6 +199,16 @@ func (d *duo) checkHostAtDPUBoot(host string) func(framework.BootEvent) {
 	}
 }
 
+// hosts lists the tenant hosts with a DPU.
+func hosts() []string {
+	var out []string
+	for _, h := range pairs {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (d *duo) runTenant(reg *prometheus.Registry) {
 	cp := d.tenant
 	kubeInf := informers.NewSharedInformerFactory(cp.Kube, 0)
@@ -205,7 +216,8 @@ func (d *duo) runTenant(reg *prometheus.Registry) {
 	nodes, pools := kubeInf.Core().V1().Nodes(), mcoInf.Machineconfiguration().V1().MachineConfigPools()
 	admission := node.NewAdmission()
 	hm, err := dpu.NewTenantController(cp.Kube, hmClient(d.t, cp.RESTConfig), nodes, pools, dpu.TenantOptions{
-		Registerer: reg, DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second, Resync: 2 * time.Second, Admission: admission})
+		Registerer: reg, DrainAttemptTimeout: 5 * time.Second, DrainRetryDelay: time.Second, Resync: 2 * time.Second, Admission: admission,
+		AnnounceWait: announceWait, MachineConfigs: mcoInf.Machineconfiguration().V1().MachineConfigs()})
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -216,19 +228,22 @@ func (d *duo) runTenant(reg *prometheus.Registry) {
 		func(ctx context.Context) error { return planner.Run(ctx, 2) }, func(ctx context.Context) error { return drainer.Run(ctx, 2) })
 }
 
-func (d *duo) runInfra(reg *prometheus.Registry, tenantHM *dpu.HostMaintenances, mode dpu.Mode) {
+// startInfra starts the infra cluster's controllers (pairing, planner,
+// drain) with a fresh metrics registry, like a new controller process.
+func (d *duo) startInfra() {
 	cp := d.infra
+	d.infraReg = prometheus.NewRegistry()
 	kubeInf := informers.NewSharedInformerFactory(cp.Kube, 0)
 	mcoInf := mcfginformers.NewSharedInformerFactory(cp.MCO, 0)
 	nodes, pools := kubeInf.Core().V1().Nodes(), mcoInf.Machineconfiguration().V1().MachineConfigPools()
-	pairing, err := dpu.NewInfraController(cp.Kube, tenantHM, nodes, pools, dpu.InfraOptions{
-		Mode: mode, Registerer: reg, HoldThreshold: holdThreshold, Resync: time.Second})
+	pairing, err := dpu.NewInfraController(cp.Kube, d.infraIdentity, nodes, pools, dpu.InfraOptions{
+		Mode: d.mode, Registerer: d.infraReg, HoldThreshold: holdThreshold, Resync: time.Second})
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	planner := node.NewController(cp.Kube, cp.MCO, nodes, pools, node.Options{Gates: []node.DisruptionGate{pairing.Gate()}, Resync: time.Second})
 	drainer := d.drainController(cp, nodes)
-	d.run("infra", kubeInf, mcoInf, func(ctx context.Context) error { return pairing.Run(ctx, 2) },
+	d.stopInfra = d.run("infra", kubeInf, mcoInf, func(ctx context.Context) error { return pairing.Run(ctx, 2) },
 		func(ctx context.Context) error { return planner.Run(ctx, 2) }, func(ctx context.Context) error { return drainer.Run(ctx, 2) })
 }
 
@@ -241,7 +256,9 @@ func (d *duo) drainController(cp *framework.ControlPlane, nodes coreinformers.No
 	return c
 }
 
-func (d *duo) run(name string, kubeInf informers.SharedInformerFactory, mcoInf mcfginformers.SharedInformerFactory, runs ...func(context.Context) error) {
+// run runs controllers until the test ends, or until the returned stop is
+// called (safe to call twice).
+func (d *duo) run(name string, kubeInf informers.SharedInformerFactory, mcoInf mcfginformers.SharedInformerFactory, runs ...func(context.Context) error) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, r := range runs {
@@ -255,12 +272,17 @@ func (d *duo) run(name string, kubeInf informers.SharedInformerFactory, mcoInf m
 	}
 	kubeInf.Start(ctx.Done())
 	mcoInf.Start(ctx.Done())
-	d.t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		kubeInf.Shutdown()
-		mcoInf.Shutdown()
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			kubeInf.Shutdown()
+			mcoInf.Shutdown()
+		})
+	}
+	d.t.Cleanup(stop)
+	return stop
 }
 
 // watchCordons counts, per host, the times it went from schedulable to
@@ -280,7 +302,7 @@ func (d *duo) watchCordons() {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
 	d.t.Cleanup(func() { cancel(); f.Shutdown() })
-	f.WaitForCacheSync(ctx.Done())
+	syncWithin(d.t, f)
 }
 
 func (d *duo) resetCordons() {
@@ -297,9 +319,9 @@ func (d *duo) cordonCount(host string) int {
 
 // wait is waitFor that fails at once when a DPU rebooted under a host
 // that was not drained.
-func (d *duo) wait(t *testing.T, what string, cond func() (bool, string)) {
+func (d *duo) wait(t *testing.T, what string, within time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	waitFor(t, what, func() (bool, string) {
+	waitFor(t, what, within, func() (bool, string) {
 		d.mu.Lock()
 		v := slices.Clone(d.violations)
 		d.mu.Unlock()
@@ -321,19 +343,7 @@ func (d *duo) checkViolations(t *testing.T) {
 
 func (d *duo) waitHostsRunPods(t *testing.T) {
 	t.Helper()
-	d.wait(t, "app pods on every host", func() (bool, string) {
-		var s []string
-		ok := true
-		for _, h := range pairs {
-			other, ds, err := workloadPods(t.Context(), d.tenant.Kube, h)
-			if err != nil {
-				return false, err.Error()
-			}
-			ok = ok && other > 0 && ds == 1
-			s = append(s, fmt.Sprintf("%s: app=%d agent=%d", h, other, ds))
-		}
-		return ok, strings.Join(s, ", ")
-	})
+	waitAppsOn(t, d.tenant.Kube, hosts()...)
 }
 
 func setTarget(t *testing.T, cp *framework.ControlPlane, pool, cfg string) {
@@ -356,7 +366,7 @@ func setTarget(t *testing.T, cp *framework.ControlPlane, pool, cfg string) {
 // side is idle: no request left in the tenant cluster, no hold, no cycle.
 func (d *duo) waitRolledOut(t *testing.T, cp *framework.ControlPlane, cfg string, names ...string) {
 	t.Helper()
-	d.wait(t, fmt.Sprintf("%v on %s", names, cfg), func() (bool, string) {
+	d.wait(t, fmt.Sprintf("%v on %s", names, cfg), 10*time.Minute, func() (bool, string) {
 		var s []string
 		ok := true
 		for _, name := range names {
@@ -376,16 +386,20 @@ func (d *duo) waitRolledOut(t *testing.T, cp *framework.ControlPlane, cfg string
 
 func (d *duo) waitDPUSideIdle(t *testing.T) {
 	t.Helper()
-	d.wait(t, "no HostMaintenance left and the hosts released", func() (bool, string) {
+	d.wait(t, "no maintenance left and the hosts released", 5*time.Minute, func() (bool, string) {
 		list, err := d.tenantHM.List(t.Context(), metav1.ListOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
 		var s []string
+		open := 0
 		for _, hm := range list.Items {
 			s = append(s, fmt.Sprintf("%s(%s %s: %s)", hm.Name, hm.Spec.Action, hm.Status.Phase, hm.Status.Message))
+			if hm.Spec.Action != dpuv1.ActionPair {
+				open++ // the standing Pair requests stay
+			}
 		}
-		ok := len(list.Items) == 0
+		ok := open == 0
 		for _, h := range pairs {
 			n, err := d.tenant.Kube.CoreV1().Nodes().Get(t.Context(), h, metav1.GetOptions{})
 			if err != nil {
@@ -414,9 +428,7 @@ func (d *duo) infraUpdate(t *testing.T) {
 	ctx := t.Context()
 	// host-1 cannot be drained at first: a pod pinned to it under a PDB
 	// that forbids its eviction. Its DPU must wait, and the wait is reported.
-	guarded := deployment("guarded", 1)
-	guarded.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "host-1"}
-	if _, err := d.tenant.Kube.AppsV1().Deployments(workloadNS).Create(ctx, guarded, metav1.CreateOptions{}); err != nil {
+	if _, err := d.tenant.Kube.AppsV1().Deployments(workloadNS).Create(ctx, pinnedDeployment("guarded", "host-1", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pdb := &policyv1.PodDisruptionBudget{
@@ -427,7 +439,7 @@ func (d *duo) infraUpdate(t *testing.T) {
 	if _, err := d.tenant.Kube.PolicyV1().PodDisruptionBudgets(workloadNS).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	d.wait(t, "the guarded pod healthy under its PDB", func() (bool, string) {
+	d.wait(t, "the guarded pod healthy under its PDB", 3*time.Minute, func() (bool, string) {
 		p, err := d.tenant.Kube.PolicyV1().PodDisruptionBudgets(workloadNS).Get(ctx, "guarded", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -437,11 +449,12 @@ func (d *duo) infraUpdate(t *testing.T) {
 
 	setTarget(t, d.infra, constants.DPUWorkerPool, infraB)
 
-	d.wait(t, "dpu-1's wait for host-1 reported overdue", func() (bool, string) {
+	d.wait(t, "dpu-1's wait for host-1 reported overdue", 3*time.Minute, func() (bool, string) {
 		v := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_overdue", map[string]string{"infra_node": "dpu-1", "tenant_node": "host-1"})
-		return v == 1 && hasEvent(t, d.infra, "dpu-1", dpu.EventTenantHoldOverdue), fmt.Sprintf("overdue=%v", v)
+		return v == 1 && countEvents(t, d.infra, "dpu-1", dpu.EventTenantHoldOverdue) > 0, fmt.Sprintf("overdue=%v", v)
 	})
-	d.wait(t, "the infra pool's DisruptionHeld condition names the overdue tenant", func() (bool, string) {
+	d.restartKeepsTheHold(t)
+	d.wait(t, "the infra pool's DisruptionHeld condition names the overdue tenant", 2*time.Minute, func() (bool, string) {
 		pool, err := d.infra.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.DPUWorkerPool, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -485,36 +498,23 @@ func (d *duo) infraUpdate(t *testing.T) {
 }
 
 func (d *duo) bothUpdate(t *testing.T) {
-	ctx := t.Context()
 	d.resetCordons()
 	before := map[string]int{}
 	for name, sn := range d.nodes {
 		before[name] = len(reboots(sn))
 	}
-	// Put pods back on the hosts.
-	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"restartedAt":%q}}}}}`, time.Now().Format(time.RFC3339Nano))
-	if _, err := d.tenant.Kube.AppsV1().Deployments(workloadNS).Patch(ctx, "app", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The hosts' app pods are back since their release.
 	d.waitHostsRunPods(t)
 
-	// The infra rollout announces itself with Drain requests for every
-	// host whose DPU needs the update; then the tenant's own update starts.
-	setTarget(t, d.infra, constants.DPUWorkerPool, infraC)
-	d.wait(t, "the tenant controller sees both hosts' Drain requests", func() (bool, string) {
-		list, err := d.tenantHM.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		seen := 0
-		for _, hm := range list.Items {
-			if hm.Spec.Action == dpuv1.ActionDrain && hm.Status.Phase != "" {
-				seen++
-			}
-		}
-		return seen == len(pairs), fmt.Sprintf("%d requests with a status", seen)
-	})
+	// Nothing is paused or ordered for the product; if anything the order
+	// works against it: the tenant's update starts first and the infra's a
+	// few seconds later, when the tenant planner could already have
+	// granted both hosts (the e2e starts both at the same moment). The
+	// hosts' updates wait for their DPUs' maintenance (their Pair), which
+	// takes them along: one drain and one reboot each.
 	setTarget(t, d.tenant, "worker", tenantB)
+	time.Sleep(5 * time.Second)
+	setTarget(t, d.infra, constants.DPUWorkerPool, infraC)
 
 	d.waitRolledOut(t, d.infra, infraC, "dpu-0", "dpu-1")
 	d.waitRolledOut(t, d.tenant, tenantB, "host-0", "host-1")
@@ -547,17 +547,47 @@ func (d *duo) bothUpdate(t *testing.T) {
 	}
 }
 
-func hasEvent(t *testing.T, cp *framework.ControlPlane, object, reason string) bool {
+// countEvents counts the Event objects about object with reason.
+func countEvents(t *testing.T, cp *framework.ControlPlane, object, reason string) int {
 	evs, err := cp.Kube.CoreV1().Events("").List(t.Context(), metav1.ListOptions{})
 	if err != nil {
-		return false
+		return -1
 	}
+	n := 0
 	for _, e := range evs.Items {
 		if e.InvolvedObject.Name == object && e.Reason == reason {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
+}
+
+// restartKeepsTheHold restarts the infra controllers while dpu-1's wait is
+// overdue: the new process reports the hold from the recorded start (not
+// from its own start), at once overdue, and records the overdue event.
+func (d *duo) restartKeepsTheHold(t *testing.T) {
+	labels := map[string]string{"infra_node": "dpu-1", "tenant_node": "host-1"}
+	// Long past the threshold, so that a hold counted anew from the
+	// restart could not reach it in the time the check takes.
+	const held = 4 * holdThreshold
+	d.wait(t, fmt.Sprintf("dpu-1 held for %s", held), time.Minute, func() (bool, string) {
+		v := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels)
+		return v >= held.Seconds(), fmt.Sprintf("%.1fs", v)
+	})
+	before := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels)
+	events := countEvents(t, d.infra, "dpu-1", dpu.EventTenantHoldOverdue)
+	d.stopInfra()
+	d.startInfra()
+	d.wait(t, "the restarted infra controller reports dpu-1's hold", time.Minute, func() (bool, string) {
+		seconds := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels)
+		overdue := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_overdue", labels)
+		n := countEvents(t, d.infra, "dpu-1", dpu.EventTenantHoldOverdue)
+		return overdue == 1 && n > events && seconds > 0,
+			fmt.Sprintf("hold %.1fs (before the restart %.1fs), overdue=%v, overdue events %d (before %d)", seconds, before, overdue, n, events)
+	})
+	if got := gaugeValue(d.infraReg, "tandem_dpu_tenant_hold_seconds", labels); got < before {
+		t.Errorf("hold after the restart %.1fs < %.1fs before it: the restart reset the hold", got, before)
+	}
 }
 
 func poolCondition(p *mcfgv1.MachineConfigPool, typ mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {

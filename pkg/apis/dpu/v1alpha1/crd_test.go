@@ -36,7 +36,7 @@ func TestGeneratedCRD(t *testing.T) {
 	for _, e := range spec.Properties["action"].Enum {
 		actions = append(actions, string(e.Raw))
 	}
-	if !slices.Equal(actions, []string{`"Drain"`, `"Reboot"`}) {
+	if !slices.Equal(actions, []string{`"Drain"`, `"Reboot"`, `"Pair"`, `"Taint"`}) {
 		t.Errorf("action enum %v", actions)
 	}
 	if len(spec.XValidations) != 1 || spec.XValidations[0].Rule != "self == oldSelf" {

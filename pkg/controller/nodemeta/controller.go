@@ -1,0 +1,158 @@
+package nodemeta
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	mcfginformersv1 "github.com/openshift/client-go/machineconfiguration/informers/externalversions/machineconfiguration/v1"
+	mcfglistersv1 "github.com/openshift/client-go/machineconfiguration/listers/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	coreinformersv1 "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelistersv1 "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/controller/queue"
+)
+
+// ComponentName is the workqueue name.
+const ComponentName = "machineconfigcontroller-nodemeta"
+
+// controllerConfigName is the MCO's one ControllerConfig.
+const controllerConfigName = "machine-config-controller"
+
+// Controller applies Decide to the nodes of every pool. Keys are pool names.
+type Controller struct {
+	kube       kubernetes.Interface
+	nodeLister corelistersv1.NodeLister
+	poolLister mcfglistersv1.MachineConfigPoolLister
+	ccLister   mcfglistersv1.ControllerConfigLister
+	synced     []cache.InformerSynced
+	queue      workqueue.TypedRateLimitingInterface[string]
+}
+
+// NewController wires the controller to shared informers.
+func NewController(kube kubernetes.Interface, nodes coreinformersv1.NodeInformer, pools mcfginformersv1.MachineConfigPoolInformer,
+	ccs mcfginformersv1.ControllerConfigInformer) (*Controller, error) {
+	c := &Controller{
+		kube: kube, nodeLister: nodes.Lister(), poolLister: pools.Lister(), ccLister: ccs.Lister(),
+		synced: []cache.InformerSynced{nodes.Informer().HasSynced, pools.Informer().HasSynced, ccs.Informer().HasSynced},
+		queue:  queue.New(ComponentName),
+	}
+	all := func(any) { c.enqueueAll() }
+	for name, inf := range map[string]cache.SharedIndexInformer{"nodes": nodes.Informer(), "pools": pools.Informer(), "ControllerConfigs": ccs.Informer()} {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: all, UpdateFunc: func(_, o any) { all(o) }, DeleteFunc: all,
+		}); err != nil {
+			return nil, fmt.Errorf("watching %s: %w", name, err)
+		}
+	}
+	return c, nil
+}
+
+func (c *Controller) enqueueAll() {
+	pools, err := c.poolLister.List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, p := range pools {
+		c.queue.Add(p.Name)
+	}
+}
+
+// Run works until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer c.queue.ShutDown()
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("controller", "nodemeta"))
+	if err := queue.WaitForCaches(ctx, "nodemeta", "node metadata controller: informer caches", c.synced...); err != nil {
+		return err
+	}
+	queue.Workers{Queue: c.queue, Sync: queue.NoRequeue(c.sync), KeyName: "pool",
+		FailureMessage: "Updating node taints and annotations failed; will retry", QuietConflicts: true}.Run(ctx, workers)
+	return nil
+}
+
+func (c *Controller) sync(ctx context.Context, name string) error {
+	pool, err := c.poolLister.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.NodeSelector)
+	if err != nil || pool.Spec.NodeSelector == nil || sel.Empty() {
+		return nil // the node controller reports a bad selector
+	}
+	nodes, err := c.nodeLister.List(sel)
+	if err != nil {
+		return err
+	}
+	topology := ""
+	if cc, err := c.ccLister.Get(controllerConfigName); err == nil {
+		topology = Topology(cc)
+	} else if !apierrors.IsNotFound(err) {
+		return err
+	}
+	for _, n := range nodes {
+		if Decide(n, pool, topology).Empty() {
+			continue
+		}
+		if err := c.apply(ctx, n.Name, pool, topology); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply re-reads the node and writes what Decide asks with a strategic
+// merge patch computed from the fresh copy, as the MCO's
+// setUpdateInProgressTaint does: a patch carries no resourceVersion, so a
+// busy node (daemon annotations, kubelet heartbeats) does not turn every
+// write into a conflict and a backed-off retry.
+func (c *Controller) apply(ctx context.Context, name string, pool *mcfgv1.MachineConfigPool, topology string) error {
+	n, err := c.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	ch := Decide(n, pool, topology)
+	if ch.Empty() {
+		return nil
+	}
+	want := n.DeepCopy()
+	if ch.SetTaints {
+		want.Spec.Taints = ch.Taints
+	}
+	if want.Annotations == nil {
+		want.Annotations = map[string]string{}
+	}
+	for k, v := range ch.Annotations {
+		want.Annotations[k] = v
+	}
+	oldJSON, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	newJSON, err := json.Marshal(want)
+	if err != nil {
+		return err
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(oldJSON, newJSON, corev1.Node{})
+	if err != nil {
+		return fmt.Errorf("patch for node %s: %w", name, err)
+	}
+	if _, err := c.kube.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("patching node %s: %w", name, err)
+	}
+	klog.FromContext(ctx).Info("Updated node metadata", "node", name, "pool", pool.Name, "taints", len(want.Spec.Taints), "setTaints", ch.SetTaints, "annotations", ch.Annotations)
+	return nil
+}
