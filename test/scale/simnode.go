@@ -145,6 +145,13 @@ type simHost struct{ n *simNode }
 
 func (simHost) StopKubelet(context.Context) error { return nil }
 
+// The rebootless actions of a NodeDisruptionPolicy have no unit to act on
+// here; the bench's update needs a reboot (an OS change), so they are
+// never asked for.
+func (simHost) ReloadUnit(context.Context, string) error  { return nil }
+func (simHost) RestartUnit(context.Context, string) error { return nil }
+func (simHost) DaemonReload(context.Context) error        { return nil }
+
 func (h simHost) Reboot(context.Context, string) error {
 	h.n.requestReboot()
 	return nil
