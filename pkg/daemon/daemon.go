@@ -303,5 +303,3 @@ func (d *Daemon) hookAt(ctx context.Context, point string) error {
 	}
 	return nil
 }
-
-
