@@ -12,7 +12,7 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
-	bench-io bench-etcd-rollout bench-disruption crds clean image vm-deps vm-image test-vm vm-shell
+	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell
 
 all: binaries
 
@@ -98,6 +98,10 @@ bench-etcd-rollout:
 ## bench-disruption: cordon-to-uncordon window with and without pre-staging
 bench-disruption:
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/bench-disruption $(ARGS)
+
+## bench-scale: a rollout across --nodes kwok nodes (default 1000) with simulated daemons, and the planner's slope
+bench-scale:
+	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/bench-scale $(ARGS)
 
 clean:
 	rm -rf bin/

@@ -121,6 +121,9 @@ type Daemon struct {
 	validated string
 	// lastWaitHooked is the last Wait reason the test hook saw.
 	lastWaitHooked string
+	// pending are MachineConfigNode conditions not written yet (see
+	// conditions): reports for people, never read back by a decision.
+	pending pendingConditions
 }
 
 // New returns a Daemon.
@@ -163,10 +166,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := files.RemoveStaleTemps(d.store.Dir); err != nil {
 		log.Error(err, "removing stale temporary files", "dir", d.store.Dir)
 	}
+	d.ensureMachineConfigNode(ctx)
 	backoff := time.Duration(0)
 	lastWait := ""
 	for {
 		if err := ctx.Err(); err != nil {
+			d.flushOnExit(ctx)
 			return nil
 		}
 		a, err := d.Step(ctx)
@@ -174,6 +179,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		case err != nil:
 			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
 			log.Error(err, "step failed", "action", a.String(), "retryIn", backoff)
+			d.flushConditions(ctx)
 			d.sleep(ctx, backoff, false)
 		case a.Kind == ActWait:
 			backoff = 0
@@ -181,7 +187,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 				log.Info("waiting", "reason", a.Reason)
 				lastWait = a.Reason
 			}
-			d.sleep(ctx, d.opts.Resync, true)
+			d.waitAndReport(ctx)
 		case a.Kind == ActFinalize || a.Kind == ActReboot || a.Kind == ActServeRebootRequest:
 			backoff, lastWait = 0, ""
 			log.Info("reboot requested; waiting for the machine to go down", "action", a.String())
@@ -192,7 +198,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 }
 
-func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) {
+// sleep waits dur, or less when ctx ends or (wakeable) the node changes;
+// it reports whether it slept the whole time.
+func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) bool {
 	t := time.NewTimer(dur)
 	defer t.Stop()
 	var wake <-chan struct{}
@@ -202,8 +210,37 @@ func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) {
 	select {
 	case <-ctx.Done():
 	case <-t.C:
+		return true
 	case <-wake:
 	}
+	return false
+}
+
+// reportDelay is how long a wait must last before the queued conditions
+// are written: a handshake answered at once (an uncordon, a drain of a node
+// without pods) does not cost a write of its own; its conditions go with
+// the next ones.
+const reportDelay = 2 * time.Second
+
+// waitAndReport waits for the node to change (at most Resync), writing the
+// queued conditions once the oldest of them is reportDelay old (so frequent
+// wake-ups cannot hold them back).
+func (d *Daemon) waitAndReport(ctx context.Context) {
+	if len(d.pending.conds) == 0 {
+		d.sleep(ctx, d.opts.Resync, true)
+		return
+	}
+	left := reportDelay - time.Since(d.pending.since)
+	if left <= 0 || d.opts.Resync <= left {
+		d.flushConditions(ctx)
+		d.sleep(ctx, d.opts.Resync, true)
+		return
+	}
+	if !d.sleep(ctx, left, true) {
+		return // woken (or stopping): carry on, the conditions wait
+	}
+	d.flushConditions(ctx)
+	d.sleep(ctx, d.opts.Resync-left, true)
 }
 
 // Step observes, decides and performs one action. A failed action is
@@ -252,14 +289,12 @@ func (d *Daemon) reportFailure(ctx context.Context, ob *observation, a Action, e
 	if perr := d.setState(ctx, "Degraded", reason); perr != nil {
 		log.Error(perr, "reporting Degraded")
 	}
-	cd := ConditionsAfter(Action{Kind: ActReportDegraded, Reason: reason}, "")
-	if node, gerr := d.opts.Cluster.Node(ctx); gerr == nil {
-		if cerr := d.opts.Cluster.ReportConditions(ctx, node, cd); cerr != nil {
-			log.Error(cerr, "reporting MachineConfigNode conditions")
-		}
-	} else if ob != nil {
-		_ = d.opts.Cluster.ReportConditions(ctx, ob.node, cd)
+	d.conditions(ctx, ConditionsAfter(Action{Kind: ActReportDegraded, Reason: reason}, ""))
+	var fallback *corev1.Node
+	if ob != nil {
+		fallback = ob.node
 	}
+	d.flushConditionsWith(ctx, fallback)
 }
 
 // hookAt calls the test hook at a point inside a step.
@@ -271,19 +306,4 @@ func (d *Daemon) hookAt(ctx context.Context, point string) error {
 		return fmt.Errorf("hook: %w", err)
 	}
 	return nil
-}
-
-// conditions updates the MachineConfigNode (best effort: the annotations
-// are the protocol, the conditions are for people and dashboards).
-func (d *Daemon) conditions(ctx context.Context, conds []metav1.Condition) {
-	if len(conds) == 0 {
-		return
-	}
-	node, err := d.opts.Cluster.Node(ctx)
-	if err == nil {
-		err = d.opts.Cluster.ReportConditions(ctx, node, conds)
-	}
-	if err != nil {
-		klog.FromContext(ctx).Error(err, "updating MachineConfigNode conditions")
-	}
 }

@@ -13,6 +13,12 @@ import (
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
 
+// stageProgressInterval spaces the stageProgress annotation writes: at a
+// thousand nodes staging at once, a write a second each is a thousand
+// writes a second (make bench-scale). The first comes after one interval,
+// and 100% is written with stagedConfig.
+const stageProgressInterval = 30 * time.Second
+
 // perform carries out one action. Each case does one thing and records
 // its progress durably before (or, when idempotent, after) changing the
 // machine.
@@ -42,7 +48,10 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		tl := d.store.LoadTimeline()
 		tl.StagedAt = now
 		_ = d.store.SaveTimeline(tl)
-		return d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.StagedConfigAnnotation: a.Config}, nil)
+		return d.opts.Cluster.SetAnnotations(ctx, map[string]string{
+			constants.StagedConfigAnnotation:  a.Config,
+			constants.StageProgressAnnotation: a.Config + " 100%",
+		}, nil)
 
 	case ActReportUnreconcilable, ActReportDegraded:
 		state := constants.MachineConfigDaemonStateDegraded
@@ -110,6 +119,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			return err
 		}
 		d.conditions(ctx, ConditionsBefore(a))
+		d.flushConditions(ctx) // the machine goes down
 		m.Reboots.WithLabelValues("update").Inc()
 		if err := d.opts.OS.Finalize(ctx, a.Checksum); err != nil {
 			return fmt.Errorf("finalizing deployment %s: %w", a.Checksum, err)
@@ -127,6 +137,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			m.Reboots.WithLabelValues("update").Inc()
 		}
 		d.conditions(ctx, ConditionsBefore(a))
+		d.flushConditions(ctx) // the machine goes down
 		return d.opts.Host.Reboot(ctx, a.String())
 
 	case ActServeRebootRequest:
@@ -138,6 +149,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 			return err
 		}
 		d.conditions(ctx, ConditionsBefore(a))
+		d.flushConditions(ctx) // the machine goes down
 		if err := d.opts.Host.StopKubelet(ctx); err != nil {
 			return fmt.Errorf("stopping kubelet: %w", err)
 		}
@@ -246,10 +258,10 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 		image = pc.mc.Spec.OSImageURL
 	}
 	start := time.Now()
-	var lastReport time.Time
+	lastReport := start
 	progress := func(p StageProgress) {
-		if time.Since(lastReport) < time.Second && p.Percent < 100 {
-			return
+		if time.Since(lastReport) < stageProgressInterval || p.Percent >= 100 {
+			return // 100% goes out with stagedConfig
 		}
 		lastReport = time.Now()
 		val := fmt.Sprintf("%s %d%%", a.Config, p.Percent)
@@ -274,9 +286,6 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 	dur := time.Since(start)
 	d.opts.Metrics.StageDuration.Observe(dur.Seconds())
 	d.opts.Metrics.StageBytes.Add(float64(res.BytesWritten))
-	if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.StageProgressAnnotation: a.Config + " 100%"}, nil); err != nil {
-		return err
-	}
 	d.conditions(ctx, ConditionsAfter(a, fmt.Sprintf(" as %s (%d bytes written in %s)", short(res.Checksum), res.BytesWritten, dur.Round(time.Millisecond))))
 	return nil
 }

@@ -38,6 +38,9 @@ type ControlPlaneOptions struct {
 	// replicasets, PDB status, garbage collection, daemonsets) and
 	// kube-scheduler, so workloads really get scheduled and PDBs enforced.
 	KubeControllers bool
+	// APIServerArgs are extra kube-apiserver flags (name without dashes ->
+	// value), e.g. the audit log of make bench-scale.
+	APIServerArgs map[string]string
 }
 
 // ControlPlane is a running kube-apiserver (and optionally its controllers)
@@ -106,6 +109,9 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	}
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{Out: apiLog, Err: apiLog}
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
+	for k, v := range o.APIServerArgs {
+		cp.env.ControlPlane.APIServer.Configure().Set(k, v)
+	}
 	if o.EtcdCluster != nil {
 		// envtest still starts its own etcd; the apiserver ignores it.
 		cp.env.ControlPlane.APIServer.Configure().Set("etcd-servers", strings.Join(o.EtcdCluster.ClientURLs(), ","))

@@ -45,11 +45,17 @@ type Options struct {
 	Gates []DisruptionGate
 	// Metrics; nil: not recorded.
 	Metrics *metrics.Controller
+	// PlanMetrics time each pool's decision; nil: not recorded.
+	PlanMetrics *metrics.Plan
 	// Recorder records pool events; nil: one writing to the apiserver.
 	Recorder record.EventRecorder
 	// Resync re-plans a pool that is updating this often, since etcd health
 	// changes make no Kubernetes event. Default 5s.
 	Resync time.Duration
+	// StatusInterval is the least time between two pool status writes that
+	// only move the machine counts; a change of conditions or configuration
+	// is written at once. Default 5s; negative: every change at once.
+	StatusInterval time.Duration
 	// MoveLeaderTimeout bounds one MoveLeader and its confirmation. Default 30s.
 	MoveLeaderTimeout time.Duration
 	// Now is the clock; default time.Now.
@@ -81,6 +87,8 @@ type Controller struct {
 	// pools without etcd members do not ask etcd on every sync.
 	membersMu sync.Mutex
 	members   map[string]bool
+
+	statusPacer *statusPacer
 }
 
 // NewController wires the controller to its informers. Start the informer
@@ -110,6 +118,7 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		admission: opts.Admission,
 		etcd:      newEtcdSnapshots(opts.Etcd, opts.Now),
 	}
+	c.statusPacer = newStatusPacer(opts.StatusInterval)
 	c.recorder, c.broadcaster = events.NewRecorder(opts.Recorder, mcfgscheme.Scheme, ComponentName)
 	_, _ = poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.enqueuePool(obj) },
@@ -248,11 +257,20 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 	}
 	c.record(pool, views, r, now)
 	if !equality.Semantic.DeepEqual(pool.Status, *r.Status) {
+		if wait := c.statusPacer.hold(pool.Name, pool.Status, *r.Status, time.Now()); wait > 0 {
+			// Only the machine counts moved: write them with the next change
+			// or at the pacer's interval, not once per node transition.
+			if requeue == 0 || wait < requeue {
+				requeue = wait
+			}
+			return requeue, nil
+		}
 		p := pool.DeepCopy()
 		p.Status = *r.Status
 		if _, err := c.mco.MachineconfigurationV1().MachineConfigPools().UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 			return 0, fmt.Errorf("updating status of pool %s: %w", pool.Name, err)
 		}
+		c.statusPacer.wrote(pool.Name, time.Now())
 		if pool.Status.Configuration.Name != p.Status.Configuration.Name {
 			c.recorder.Eventf(pool, corev1.EventTypeNormal, "Completed", "Pool %s has completed update to MachineConfig %s",
 				pool.Name, p.Status.Configuration.Name)
@@ -265,8 +283,11 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 // AdmitPool) with the controller's informer cache and kube client.
 func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts) (Result, []NodeView, time.Time, error) {
 	now := c.opts.Now()
-	list := func() ([]*corev1.Node, error) { return c.nodesOf(pool) }
-	r, views, err := AdmitPool(ctx, c.admission, pv, list, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates}, kubeNodeWriter{c.kube})
+	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: kubeNodeWriter{c.kube}}
+	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates}, &t)
+	if m := c.opts.PlanMetrics; m != nil && err == nil {
+		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
+	}
 	return r, views, now, err
 }
 
@@ -281,6 +302,11 @@ type NodeWriter interface {
 }
 
 type kubeNodeWriter struct{ kube kubernetes.Interface }
+
+// Concurrency lets AdmitPool have this many patches in flight: one at a
+// time, a plan's writes take a round trip each (a 1,000-node stage wave,
+// seconds of holding the admission lock).
+func (kubeNodeWriter) Concurrency() int { return 16 }
 
 // SetAnnotation sets one annotation with a merge patch.
 func (k kubeNodeWriter) SetAnnotation(ctx context.Context, node, key, value string) error {
@@ -327,16 +353,18 @@ func AdmitPool(ctx context.Context, adm *Admission, pv PoolView, list func() ([]
 	}
 	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
 		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
-	for _, a := range r.Stage {
-		if err := writeExpected(ctx, adm, w, a.Node, constants.StageConfigAnnotation, a.Config, now); err != nil {
-			return r, views, err
-		}
-	}
+	// Grants first: they are what the rollout waits for; a stage wave of a
+	// thousand nodes must not hold them back.
+	writes := make([]assignmentWrite, 0, len(r.Grant)+len(r.Stage))
 	for _, a := range r.Grant {
 		logger.Info("Granting disruption", "node", a.Node, "config", a.Config)
-		if err := writeExpected(ctx, adm, w, a.Node, constants.DesiredConfigAnnotation, a.Config, now); err != nil {
-			return r, views, err
-		}
+		writes = append(writes, assignmentWrite{a, constants.DesiredConfigAnnotation})
+	}
+	for _, a := range r.Stage {
+		writes = append(writes, assignmentWrite{a, constants.StageConfigAnnotation})
+	}
+	if err := writeAssignments(ctx, adm, w, writes, now); err != nil {
+		return r, views, err
 	}
 	for _, n := range r.Unstage {
 		logger.Info("Withdrawing stageConfig: the rollout is halted", "node", n)
@@ -501,5 +529,8 @@ func (c *Controller) forgetPoolMetrics(pool string) {
 		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})
 		m.PoolUpdatingSeconds.DeletePartialMatch(map[string]string{"pool": pool})
 		forgetOperational(m, pool)
+	}
+	if m := c.opts.PlanMetrics; m != nil {
+		m.Duration.DeletePartialMatch(map[string]string{"pool": pool})
 	}
 }

@@ -153,6 +153,20 @@ func (c *Client) ReportConditions(ctx context.Context, node *corev1.Node, conds 
 	})
 }
 
+// EnsureMachineConfigNode creates the node's MachineConfigNode, with every
+// condition not yet occurred, when there is none; otherwise it writes
+// nothing.
+func (c *Client) EnsureMachineConfigNode(ctx context.Context, node *corev1.Node) error {
+	_, err := c.MCO.MachineconfigurationV1().MachineConfigNodes().Get(ctx, c.NodeName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsNotFound(err):
+		return c.ReportConditions(ctx, node, nil)
+	}
+	return fmt.Errorf("getting MachineConfigNode %s: %w", c.NodeName, err)
+}
+
 func (c *Client) ensureMCN(ctx context.Context, node *corev1.Node) (*mcfgv1.MachineConfigNode, error) {
 	api := c.MCO.MachineconfigurationV1().MachineConfigNodes()
 	desired := node.Annotations[constants.DesiredConfigAnnotation]

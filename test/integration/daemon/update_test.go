@@ -62,9 +62,7 @@ func TestStageThenGrantToDone(t *testing.T) {
 	if got := bootedImage(t, sn); got != w.imageA {
 		t.Fatalf("booted %s before the grant, want %s", got, w.imageA)
 	}
-	if c := condition(w.mcn(sn.Name), mcfgv1.MachineConfigNodeImagePulledFromRegistry); c == nil || c.Status != metav1.ConditionTrue {
-		t.Errorf("MachineConfigNode stage condition: %+v", c)
-	}
+	w.waitCondition(sn.Name, mcfgv1.MachineConfigNodeImagePulledFromRegistry, metav1.ConditionTrue, 10*time.Second)
 	// Nothing happens without the grant.
 	time.Sleep(time.Second)
 	if n := w.node(sn.Name); n.Annotations[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || n.Spec.Unschedulable {
