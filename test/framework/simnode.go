@@ -57,6 +57,10 @@ type SimNodeOptions struct {
 	// RPMOstreeProfile is the rpm-ostree release the node runs (see
 	// osdouble.Profiles); default osdouble.DefaultProfile.
 	RPMOstreeProfile string
+	// Files are on the node's root before its first boot, by absolute
+	// path: what the node's currentConfig wrote when it was installed, so
+	// that the daemon's on-disk validation finds them.
+	Files map[string]string
 }
 
 // BootEvent is one boot of a simulated node.
@@ -129,6 +133,11 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	for _, d := range []string{n.Root, n.Sysroot, n.Run, n.binDir, n.hookDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("simnode: %w", err)
+		}
+	}
+	for path, content := range o.Files {
+		if err := writeRootFile(n.Root, path, content); err != nil {
+			return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 		}
 	}
 	// The double must be found as "rpm-ostree" first on PATH.
@@ -498,4 +507,16 @@ func moduleRoot() (string, error) {
 		return "", errors.New("not inside the tandem module")
 	}
 	return filepath.Dir(mod), nil
+}
+
+// writeRootFile writes one installed file under the node's root.
+func writeRootFile(root, path, content string) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("installed file %q: path not absolute", path)
+	}
+	full := filepath.Join(root, path)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(full, []byte(content), 0o644)
 }

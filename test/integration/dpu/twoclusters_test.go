@@ -131,8 +131,8 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 		createNode(t, d.infra, dpuNode, constants.DPUWorkerPool, infraA, map[string]string{constants.TenantNodeAnnotation: host})
 	}
 	for dpuNode, host := range pairs {
-		d.startNode(d.tenant, host, daemonBin, rpmOstreeBin, nil)
-		d.startNode(d.infra, dpuNode, daemonBin, rpmOstreeBin, d.checkHostAtDPUBoot(host))
+		d.startNode(d.tenant, host, "tenant a", daemonBin, rpmOstreeBin, nil)
+		d.startNode(d.infra, dpuNode, "infra a", daemonBin, rpmOstreeBin, d.checkHostAtDPUBoot(host))
 	}
 	waitNodesReady(t, d.tenant.Kube, "spare-0", "host-0", "host-1")
 	waitNodesReady(t, d.infra.Kube, "dpu-0", "dpu-1")
@@ -153,9 +153,12 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 	return d
 }
 
+// markerFile is the file every config of the test writes, with its own content.
+const markerFile = "/etc/tandem-test/marker"
+
 func (d *duo) createMC(cp *framework.ControlPlane, name, image, marker string) {
 	ign := map[string]any{"ignition": map[string]any{"version": "3.5.0"}, "storage": map[string]any{"files": []any{
-		map[string]any{"path": "/etc/tandem-test/marker", "mode": 0o644,
+		map[string]any{"path": markerFile, "mode": 0o644,
 			"contents": map[string]any{"source": "data:," + strings.ReplaceAll(marker, " ", "%20")}},
 	}}}
 	raw, err := json.Marshal(ign)
@@ -169,10 +172,12 @@ func (d *duo) createMC(cp *framework.ControlPlane, name, image, marker string) {
 	}
 }
 
-func (d *duo) startNode(cp *framework.ControlPlane, name, daemonBin, rpmOstreeBin string, onBoot func(framework.BootEvent)) {
+// startNode boots a node on its config a: the OS image and the marker file
+// that config wrote when the node was installed.
+func (d *duo) startNode(cp *framework.ControlPlane, name, marker, daemonBin, rpmOstreeBin string, onBoot func(framework.BootEvent)) {
 	d.nodes[name] = framework.NewSimNode(d.t, framework.SimNodeOptions{
 		Name: name, Kubeconfig: cp.KubeconfigPath, DaemonBinary: daemonBin, RPMOstreeBinary: rpmOstreeBin,
-		InitialImage: d.imageA, Resync: time.Second, OnBoot: onBoot,
+		InitialImage: d.imageA, Resync: time.Second, OnBoot: onBoot, Files: map[string]string{markerFile: marker},
 	})
 }
 
