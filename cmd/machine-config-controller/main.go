@@ -193,15 +193,17 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	// The DPU controllers share the planner's node informer: the tenant
 	// side's veto of a grant relies on the same cache the planner reads.
-	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, configInformer, admission, reg)
-	if err != nil {
-		return fmt.Errorf("DPU controllers: %w", err)
-	}
-	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
 	gates, gateRuns, err := o.gates.setup(kubeInformers.Core().V1().Pods())
 	if err != nil {
 		return err
 	}
+	// A host update the DPU side coalesces with its maintenance passes the
+	// same cluster gates as one the planner grants.
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, kube, nodeInformer, poolInformer, configInformer, admission, gates, reg)
+	if err != nil {
+		return fmt.Errorf("DPU controllers: %w", err)
+	}
+	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
 	nodeOpts.Gates = append(nodeOpts.Gates, gates...)
 	nodeCtrl := node.NewController(kube, mco, nodeInformer, poolInformer, nodeOpts)
 	renderCtrl, err := render.NewController(kube, mco, poolInformer, configInformer, nodeInformer, render.Options{

@@ -136,10 +136,12 @@ func (c Config) nodeMaintenances(cfg *rest.Config) (dynamic.Interface, error) {
 // side is configured. Call it before starting the
 // informer factories. admission is the cluster's, shared with the node
 // controller (node.Options.Admission): the tenant side admits disruption
-// against the same maxUnavailable as the planner.
+// against the same maxUnavailable as the planner. updateGates are the
+// cluster's other gates, which a host update coalesced with a maintenance
+// must pass too (TenantOptions.UpdateGates).
 func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinformers.NodeInformer,
 	pools mcfginformers.MachineConfigPoolInformer, configs mcfginformers.MachineConfigInformer, admission *node.Admission,
-	reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
+	updateGates []node.DisruptionGate, reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
 	required, err := c.requiredDaemonSets()
 	if err != nil {
 		return nil, nil, err
@@ -154,7 +156,7 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 			return nil, nil, err
 		}
 		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission,
-			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms})
+			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms, UpdateGates: updateGates})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)
 		}

@@ -67,6 +67,12 @@ type TenantOptions struct {
 	// NodeMaintenances, when set, also serves the dpu-network-operator's
 	// medik8s NodeMaintenance objects (dpu-tenant-<host>) as Drain requests.
 	NodeMaintenances dynamic.Interface
+	// UpdateGates are the cluster's disruption gates other than the DPU's
+	// own (blocking pods, alerts; node.Options.Gates without this
+	// controller's Gate). A host's update applied with a maintenance's
+	// reboot, or handed a drained host, must pass them, as well as the
+	// pool's breaker, holds and windows (node.UpdateHold).
+	UpdateGates []node.DisruptionGate
 }
 
 func (o *TenantOptions) setDefaults() {
@@ -337,8 +343,29 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 			maxU = 1 // the planner grants nothing with an invalid value; one maintenance at a time still serves
 		}
 		s.Pools[p.Name] = c.tenantPoolOf(p, maxU)
+		c.markUpdateHolds(s, p)
 	}
 	return s, nil
+}
+
+// markUpdateHolds records, for each node of pool p, what holds its update
+// back by the pool's own rules (node.UpdateHold), so that a coalesced
+// update or a hand-over respects them.
+func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineConfigPool) {
+	pv := node.ViewOfPool(p)
+	var views []node.NodeView
+	for _, tn := range s.Nodes {
+		if tn.Pool == p.Name {
+			views = append(views, tn.View)
+		}
+	}
+	breaker := node.EvaluateBreaker(pv, views)
+	for name, tn := range s.Nodes {
+		if tn.Pool == p.Name {
+			tn.UpdateHeld = node.UpdateHold(pv, breaker, tn.View, s.Now, c.opts.UpdateGates)
+			s.Nodes[name] = tn
+		}
+	}
 }
 
 func (c *TenantController) tenantPoolOf(p *mcfgv1.MachineConfigPool, maxUnavailable int) TenantPool {

@@ -56,6 +56,11 @@ type TenantNode struct {
 	// Taint is the value of the DPUNotReadyTaintKey taint; HasTaint its presence.
 	Taint    string
 	HasTaint bool
+	// UpdateHeld says what holds the node's update back by its pool's own
+	// rules (breaker, holds, windows, cluster gates; node.UpdateHold); ""
+	// when nothing does. A held update is neither coalesced with a
+	// maintenance's reboot nor handed the drained node.
+	UpdateHeld string
 }
 
 // TenantPool is what DecideTenant knows of a pool.
@@ -473,7 +478,7 @@ func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
 	pool, hasPool := d.s.Pools[n.Pool]
 	v := n.View
 	pending := hasPool && pool.Target != "" && !pool.Paused && v.Current != pool.Target &&
-		v.Desired == v.Current && !v.FailingState()
+		v.Desired == v.Current && !v.FailingState() && n.UpdateHeld == ""
 	switch {
 	case pending && v.Staged == pool.Target:
 		r.status.CoalescedConfig = pool.Target
@@ -490,7 +495,11 @@ func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
 		return
 	}
 	d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeReboot, Node: name, Token: token})
-	d.rebooting(r, token, fmt.Sprintf("asked the daemon of node %s to reboot it", name))
+	msg := fmt.Sprintf("asked the daemon of node %s to reboot it", name)
+	if n.UpdateHeld != "" && hasPool && v.Current != pool.Target {
+		msg += fmt.Sprintf(", without its update to %s, which is held (%s)", pool.Target, n.UpdateHeld)
+	}
+	d.rebooting(r, token, msg)
 }
 
 func (d *tenantDecider) coalesceDeadlinePassed(r *reqState) bool {
@@ -569,7 +578,7 @@ func (d *tenantDecider) handOver(name string, n TenantNode) string {
 	if !ok || pool.Target == "" || pool.Paused || !d.s.Drains[name].Succeeded || !v.Ready {
 		return ""
 	}
-	if v.Current == pool.Target || v.Desired != v.Current || v.Staged != pool.Target || v.FailingState() {
+	if v.Current == pool.Target || v.Desired != v.Current || v.Staged != pool.Target || v.FailingState() || n.UpdateHeld != "" {
 		return ""
 	}
 	return pool.Target

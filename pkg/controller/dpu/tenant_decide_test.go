@@ -284,6 +284,19 @@ func TestDecideTenant(t *testing.T) {
 			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "to reboot it"}},
 		},
 		{
+			name: "drained reboot, the staged update held by the pool's rules: the reboot goes without it",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
+					n.View.Stage, n.View.Staged = cfgB, cfgB
+					n.UpdateHeld = "MaintenanceWindow: outside the maintenance windows"
+				})}, request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseDrained, true)))
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				return s
+			},
+			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "without its update to " + cfgB + ", which is held (MaintenanceWindow"}},
+		},
+		{
 			name: "update still staging: wait for it",
 			snap: func() TenantSnapshot {
 				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) { n.View.Stage = cfgB })},
@@ -374,6 +387,19 @@ func TestDecideTenant(t *testing.T) {
 				return s
 			},
 			nodes: []NodeAction{{Kind: NodeGrant, Node: "w0", Config: cfgB, ExpectDesired: cfgA}},
+		},
+		{
+			name: "maintenance over, the drained node's staged update is held (breaker open): released, not handed over",
+			snap: func() TenantSnapshot {
+				s := snapshot([]TenantNode{doneNode("w0", held("false"), func(n *TenantNode) {
+					n.View.Stage, n.View.Staged = cfgB, cfgB
+					n.UpdateHeld = "CircuitBreaker: 1 node(s) failed"
+				})})
+				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
+				s.Drains["w0"] = DrainState{Succeeded: true}
+				return s
+			},
+			nodes: []NodeAction{{Kind: NodeRelease, Node: "w0", MakeSchedulable: true}},
 		},
 		{
 			name: "maintenance over, not drained in this hold: plain release (the planner drains for the update)",

@@ -27,6 +27,21 @@ func poolGates(pool PoolView, now time.Time) []DisruptionGate {
 	return gates
 }
 
+// UpdateHold says why an update may not start on node n now by the pool's
+// rules that are not about capacity or order: the circuit breaker, the
+// manual holds, the maintenance windows, then the given cluster gates
+// (blocking pods, alerts); "" when none holds. A controller that applies an
+// update along with a disruption it makes anyway (the DPU maintenance's
+// reboot of a host, the hand-over of a drained host) asks it, so that no
+// path to an update goes around these holds.
+func UpdateHold(pool PoolView, breaker Breaker, n NodeView, now time.Time, gates []DisruptionGate) string {
+	if breaker.Open {
+		return "CircuitBreaker: " + breaker.message(pool.Target)
+	}
+	_, why := vetoOf(append(poolGates(pool, now), gates...), pool, n)
+	return why
+}
+
 // vetoOf asks each gate in turn; the first veto wins.
 func vetoOf(gates []DisruptionGate, pool PoolView, n NodeView) (HoldReason, string) {
 	for _, g := range gates {
