@@ -19,6 +19,8 @@ import (
 type gateFlags struct {
 	blockingPodSelectors stringList
 	prometheusURL        string
+	prometheusTokenFile  string
+	prometheusCAFile     string
 	alertFilter          string
 	alertFilterMatchOnly bool
 	alertFiringOnly      bool
@@ -33,6 +35,8 @@ func (g *gateFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&g.blockingPodSelectors, "blocking-pod-selector",
 		"label selector of pods that hold a node's disruption while they run on it (repeatable; kured semantics)")
 	fs.StringVar(&g.prometheusURL, "prometheus-url", "", "Prometheus to ask for active alerts (the ALERTS series); while any blocks, no disruption is granted; empty disables")
+	fs.StringVar(&g.prometheusTokenFile, "prometheus-bearer-token-file", "", "bearer token sent to --prometheus-url, re-read as it rotates (on OpenShift: the service account token, for thanos-querier)")
+	fs.StringVar(&g.prometheusCAFile, "prometheus-ca-file", "", "CA bundle that verifies --prometheus-url's TLS certificate (on OpenShift: the service CA)")
 	fs.StringVar(&g.alertFilter, "alert-filter-regexp", "", "alerts whose name matches are ignored (with --alert-filter-match-only: only they block)")
 	fs.BoolVar(&g.alertFilterMatchOnly, "alert-filter-match-only", false, "only alerts matching --alert-filter-regexp block")
 	fs.BoolVar(&g.alertFiringOnly, "alert-firing-only", false, "only firing alerts block, not pending ones")
@@ -50,8 +54,15 @@ func (g *gateFlags) setup(pods coreinformers.PodInformer) ([]node.DisruptionGate
 		gates = append(gates, bg)
 		klog.InfoS("Blocking pods hold disruption", "selectors", g.blockingPodSelectors)
 	}
+	if g.prometheusURL == "" && (g.prometheusTokenFile != "" || g.prometheusCAFile != "") {
+		return nil, nil, fmt.Errorf("--prometheus-bearer-token-file and --prometheus-ca-file need --prometheus-url")
+	}
 	if g.prometheusURL != "" {
-		ag := &node.AlertGate{URL: g.prometheusURL, FilterMatchOnly: g.alertFilterMatchOnly, FiringOnly: g.alertFiringOnly}
+		rt, err := node.PrometheusTransport(g.prometheusTokenFile, g.prometheusCAFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--prometheus-bearer-token-file/--prometheus-ca-file: %w", err)
+		}
+		ag := &node.AlertGate{URL: g.prometheusURL, FilterMatchOnly: g.alertFilterMatchOnly, FiringOnly: g.alertFiringOnly, RoundTripper: rt}
 		if g.alertFilter != "" {
 			re, err := regexp.Compile(g.alertFilter)
 			if err != nil {

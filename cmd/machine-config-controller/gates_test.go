@@ -27,6 +27,8 @@ func TestGateFlags(t *testing.T) {
 		{args: []string{"--blocking-pod-selector="}, wantErr: "selects every pod"},
 		{args: []string{"--prometheus-url=http://p", "--alert-filter-regexp=("}, wantErr: "--alert-filter-regexp"},
 		{args: []string{"--prometheus-url=http://p", "--alert-filter-match-only"}, wantErr: "needs --alert-filter-regexp"},
+		{args: []string{"--prometheus-bearer-token-file=/var/run/secrets/kubernetes.io/serviceaccount/token"}, wantErr: "need --prometheus-url"},
+		{args: []string{"--prometheus-url=https://p", "--prometheus-ca-file=/nonexistent/service-ca.crt"}, wantErr: "--prometheus-ca-file"},
 	}
 	for _, c := range cases {
 		var g gateFlags

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"sync"
@@ -11,8 +12,25 @@ import (
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
 )
+
+// PrometheusTransport is the transport to a Prometheus behind
+// authentication, as OpenShift's thanos-querier is: a bearer token read
+// from tokenFile (re-read as it rotates, like a projected service account
+// token) and TLS verified with caFile; either may be empty. It uses
+// client-go's transport, which refreshes file tokens itself.
+func PrometheusTransport(tokenFile, caFile string) (http.RoundTripper, error) {
+	if tokenFile == "" && caFile == "" {
+		return nil, nil
+	}
+	rt, err := transport.New(&transport.Config{BearerTokenFile: tokenFile, TLS: transport.TLSConfig{CAFile: caFile}})
+	if err != nil {
+		return nil, fmt.Errorf("prometheus transport (token file %q, CA file %q): %w", tokenFile, caFile, err)
+	}
+	return rt, nil
+}
 
 // AlertGate holds every disruption while Prometheus has active alerts, as
 // kured's --prometheus-url does (kubereboot/kured 1.23.0,
@@ -33,6 +51,11 @@ type AlertGate struct {
 	Timeout         time.Duration // default 10s
 	MaxAge          time.Duration // default 3×Interval
 	Now             func() time.Time
+	// RoundTripper carries the queries; nil: plain HTTP(S) with the
+	// system's roots. On OpenShift the cluster's Prometheus (thanos-querier)
+	// wants a service account token and the service CA: see
+	// PrometheusTransport.
+	RoundTripper http.RoundTripper
 
 	mu     sync.Mutex
 	alerts []string
@@ -61,11 +84,10 @@ func (g *AlertGate) defaults() {
 // Run queries Prometheus every Interval until ctx ends.
 func (g *AlertGate) Run(ctx context.Context) error {
 	g.defaults()
-	client, err := api.NewClient(api.Config{Address: g.URL})
+	papi, err := g.API()
 	if err != nil {
-		return fmt.Errorf("--prometheus-url %q: %w", g.URL, err)
+		return err
 	}
-	papi := promv1.NewAPI(client)
 	t := time.NewTicker(g.Interval)
 	defer t.Stop()
 	for {
@@ -76,6 +98,15 @@ func (g *AlertGate) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// API is the Prometheus client the gate queries with (URL, RoundTripper).
+func (g *AlertGate) API() (promv1.API, error) {
+	client, err := api.NewClient(api.Config{Address: g.URL, RoundTripper: g.RoundTripper})
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus-url %q: %w", g.URL, err)
+	}
+	return promv1.NewAPI(client), nil
 }
 
 // Refresh asks once and keeps the answer.

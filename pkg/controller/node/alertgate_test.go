@@ -3,9 +3,12 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -113,6 +116,56 @@ func TestAlertGateAgainstThePrometheusAPI(t *testing.T) {
 		if q != "ALERTS" {
 			t.Fatalf("the gate asked %q, want ALERTS (as kured)", q)
 		}
+	}
+}
+
+// TestAlertGateAuthenticates: a Prometheus behind a bearer token and TLS
+// (OpenShift's thanos-querier) answers only a gate given the token file and
+// the CA; without them the gate holds, saying why.
+func TestAlertGateAuthenticates(t *testing.T) {
+	prom := &fakePrometheus{alerts: map[string]string{"KubeNodeNotReady": "firing"}}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sa-token-1" {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		prom.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tokenFile, caFile := filepath.Join(dir, "token"), filepath.Join(dir, "service-ca.crt")
+	if err := os.WriteFile(tokenFile, []byte("sa-token-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(caFile, ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(tokenFile, caFile string) (bool, string) {
+		t.Helper()
+		rt, err := PrometheusTransport(tokenFile, caFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &AlertGate{URL: srv.URL, RoundTripper: rt}
+		papi, err := g.API()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Refresh(context.Background(), papi)
+		return g.MayDisrupt(pool("worker"), doneNode("a", oldCfg, 0))
+	}
+	if ok, why := ask(tokenFile, caFile); ok || !strings.Contains(why, "1 active alert(s): KubeNodeNotReady") {
+		t.Errorf("with token and CA: %v %q, want the alert", ok, why)
+	}
+	if ok, why := ask("", caFile); ok || !strings.Contains(why, "query failed") {
+		t.Errorf("without the token: %v %q, want a failed query", ok, why)
+	}
+	if ok, why := ask(tokenFile, ""); ok || !strings.Contains(why, "certificate") {
+		t.Errorf("without the CA: %v %q, want a TLS failure", ok, why)
+	}
+	if _, err := PrometheusTransport(tokenFile, filepath.Join(dir, "missing.crt")); err == nil {
+		t.Error("a missing CA file was accepted")
 	}
 }
 
