@@ -304,10 +304,11 @@ func TestKernelArgsDiff(t *testing.T) {
 
 func TestNormalizeImage(t *testing.T) {
 	for in, want := range map[string]string{
-		"ostree-unverified-registry:" + imgA:          imgA,
-		"ostree-unverified-image:docker://" + imgA:    imgA,
-		"ostree-remote-registry:fedora:" + imgA:       imgA,
-		"ostree-remote-image:fedora:docker://" + imgA: imgA,
+		"ostree-unverified-registry:" + imgA:                 imgA,
+		"ostree-unverified-image:docker://" + imgA:           imgA,
+		"ostree-remote-registry:fedora:" + imgA:              imgA,
+		"ostree-remote-image:fedora:docker://" + imgA:        imgA,
+		"ostree-unverified-image:containers-storage:" + imgA: imgA,
 		imgA: imgA,
 	} {
 		if got := NormalizeImage(in); got != want {

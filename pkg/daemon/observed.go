@@ -126,6 +126,10 @@ var imageTransports = []string{
 	"ostree-unverified-registry:",
 	"ostree-unverified-image:docker://",
 	"ostree-unverified-image:registry:",
+	// The MCO rebases nodes updated from local storage to
+	// ostree-unverified-image:containers-storage:<RepoDigest>
+	// (pkg/daemon/rpm-ostree.go, release-4.20).
+	"ostree-unverified-image:containers-storage:",
 	"ostree-image-signed:docker://",
 	"ostree-remote-registry:",
 	"ostree-remote-image:",
