@@ -275,7 +275,24 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 		d.reportFailure(ctx, ob, a, err)
 		return a, err
 	}
+	if settles(a.Kind) {
+		// The state people wait for (Done, Degraded, Unreconcilable)
+		// shows on the MachineConfigNode at once, with the burst queued
+		// before it: the conditions live only in memory, and no later
+		// step would bring them back after a crash.
+		d.flushConditions(ctx)
+	}
 	return a, nil
+}
+
+// settles tells whether an action ends a burst: it reports the state the
+// node stays in until something changes.
+func settles(k ActionKind) bool {
+	switch k {
+	case ActSetDone, ActReportDegraded, ActReportUnreconcilable:
+		return true
+	}
+	return false
 }
 
 // reportFailure shows a failed step on the node (state=Degraded, reason)
