@@ -19,6 +19,8 @@ type Fault struct {
 	// ID names the fault in figure lines (no spaces); Name for people.
 	ID   string
 	Name string
+	// When sees the rows of each poll; rows is nil once, at the moment the
+	// update is published (before any node can have been granted it).
 	When func(w *World, rows []Row) bool
 	Do   func(ctx context.Context, w *World) error
 }
@@ -212,21 +214,18 @@ func FaultNodeNotReady(d time.Duration) Fault {
 // FaultKillEtcdFollower kills a follower member of the tenant etcd with
 // SIGKILL while no master is disrupted (so quorum holds), and starts it
 // again after a few seconds, as its static pod would be. Its moment is the
-// rollout's first stretch, while the masters stage ahead and none is
-// granted yet: a moment every rollout has (the workers' Working phase may
-// fall entirely while a master is disrupted, and then the fault never
-// came).
+// publishing of the update: the masters are about to stage, none can be
+// granted yet, and the planner must hold their grants until the member is
+// back. Later moments without a master granted may never come: with a
+// fast stage the masters are granted one after another from the first
+// poll until the end of the rollout.
 func FaultKillEtcdFollower() Fault {
 	return Fault{
 		ID:   "etcd-follower-sigkill",
 		Name: "SIGKILL of an etcd follower",
 		When: func(w *World, rows []Row) bool {
-			underway := false
-			for _, r := range rows {
-				underway = underway || (r.Cluster == "tenant" && !r.Done)
-			}
-			if !underway {
-				return false
+			if rows == nil {
+				return true // the update is being published
 			}
 			for _, r := range rows {
 				if r.Pool == constants.MasterPool && (r.Cordoned || r.Desired != r.Current) {

@@ -94,6 +94,12 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	// Nothing is paused or ordered: coalescing the DPU hosts' two updates
 	// into one drain and one reboot is the product's job (docs/dpu.md).
 	w.unchanged = o.unchangedPools(w)
+	// The moment of publishing is a fault's moment too (rows nil): the
+	// planner may grant the first master within a poll of it.
+	faults := newFaultRunner(o.Faults)
+	if err := faults.step(ctx, w, nil); err != nil {
+		return nil, err
+	}
 	if err := w.publishUpdate(ctx, o.Version, image); err != nil {
 		return nil, err
 	}
@@ -114,7 +120,6 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	w.Opts.Logf("world: rolling out %v", targets)
 	lastTable := time.Time{}
 	killed, cycled := o.KillDaemon == "", o.PowerCycle == ""
-	faults := newFaultRunner(o.Faults)
 	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		rows, done, err := w.observe(ctx, targets)
 		if err != nil {
