@@ -68,12 +68,16 @@ func withGrants(nodes []NodeView, grants []Assignment) []NodeView {
 	if len(grants) == 0 {
 		return nodes
 	}
-	out := slices.Clone(nodes)
+	// By name, not a scan per grant: a wave grants maxUnavailable nodes of
+	// a pool of thousands, and nested loops made this the plan's main cost.
+	byNode := make(map[string]string, len(grants))
 	for _, g := range grants {
-		for i := range out {
-			if out[i].Name == g.Node {
-				out[i].Desired = g.Config
-			}
+		byNode[g.Node] = g.Config
+	}
+	out := slices.Clone(nodes)
+	for i := range out {
+		if cfg, ok := byNode[out[i].Name]; ok {
+			out[i].Desired = cfg
 		}
 	}
 	return out
@@ -88,7 +92,7 @@ func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
 		limit = len(nodes)
 	}
 	staging := 0
-	var want []NodeView
+	want := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Stage != "" && n.Stage != pool.Target && (n.Current == pool.Target || n.Desired == pool.Target) {
 			// A stale stageConfig (an older target, or one set before the
@@ -130,7 +134,7 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 	// The places already taken, by the rule shared with the DPU
 	// HostMaintenance controller (PlacesUsed).
 	capacity := r.MaxUnavailable - PlacesUsed(pool.Target, nodes...)
-	var candidates []NodeView
+	candidates := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
 		if n.Desired != pool.Target {
 			candidates = append(candidates, n)
@@ -142,13 +146,19 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 
 	budget := order.budget
 	var granted []string
+	// Every node past the capacity is held for the same reason: one
+	// message for all of them (thousands in a large pool).
+	fullMsg := ""
 	for _, n := range candidates {
 		hold := func(reason HoldReason, msg string) {
 			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: reason, Message: msg})
 		}
 		if capacity == 0 {
-			hold(HoldMaxUnavailable, fmt.Sprintf("maxUnavailable %d reached: %d nodes unavailable, %d granted now",
-				r.MaxUnavailable, r.Unavailable, len(granted)))
+			if fullMsg == "" {
+				fullMsg = fmt.Sprintf("maxUnavailable %d reached: %d nodes unavailable, %d granted now",
+					r.MaxUnavailable, r.Unavailable, len(granted))
+			}
+			hold(HoldMaxUnavailable, fullMsg)
 			continue
 		}
 		if order.active {
