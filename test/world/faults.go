@@ -19,7 +19,7 @@ type Fault struct {
 	// ID names the fault in figure lines (no spaces); Name for people.
 	ID   string
 	Name string
-	// When sees the rows of each poll; rows is nil once, at the moment the
+	// When sees the rows of each poll; rows is nil once, right after the
 	// update is published (before any node can have been granted it).
 	When func(w *World, rows []Row) bool
 	Do   func(ctx context.Context, w *World) error
@@ -213,8 +213,8 @@ func FaultNodeNotReady(d time.Duration) Fault {
 
 // FaultKillEtcdFollower kills a follower member of the tenant etcd with
 // SIGKILL while no master is disrupted (so quorum holds), and starts it
-// again after a few seconds, as its static pod would be. Its moment is the
-// publishing of the update: the masters are about to stage, none can be
+// again after a few seconds, as its static pod would be. Its moment is
+// right after the update is published: the masters are about to stage, none can be
 // granted yet, and the planner must hold their grants until the member is
 // back. Later moments without a master granted may never come: with a
 // fast stage the masters are granted one after another from the first

@@ -94,13 +94,14 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	// Nothing is paused or ordered: coalescing the DPU hosts' two updates
 	// into one drain and one reboot is the product's job (docs/dpu.md).
 	w.unchanged = o.unchangedPools(w)
-	// The moment of publishing is a fault's moment too (rows nil): the
-	// planner may grant the first master within a poll of it.
-	faults := newFaultRunner(o.Faults)
-	if err := faults.step(ctx, w, nil); err != nil {
+	if err := w.publishUpdate(ctx, o.Version, image); err != nil {
 		return nil, err
 	}
-	if err := w.publishUpdate(ctx, o.Version, image); err != nil {
+	// The moment the update is published is a fault's moment too (rows
+	// nil): the planner may grant the first master within a poll of it.
+	// After the publishing writes, which are the admin's, not the product's.
+	faults := newFaultRunner(o.Faults)
+	if err := faults.step(ctx, w, nil); err != nil {
 		return nil, err
 	}
 	targets := map[string]string{}
