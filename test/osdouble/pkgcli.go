@@ -143,6 +143,10 @@ func replaceNotModelled(args []string) error {
 			return fmt.Errorf("override replace of local or remote RPM %q is not supported by this rpm-ostree test double", a)
 		}
 	}
+	// Upstream's own refusal, word for word: rpm-ostree's transaction
+	// (src/daemon/rpmostreed-transaction-types.cxx, deploy transaction:
+	// "if (override_replace_pkgs) return glnx_null_throw (...)") does not
+	// replace base packages from repositories either. Not a gap of the double.
 	return errors.New("Non-local replacement overrides not implemented yet")
 }
 
