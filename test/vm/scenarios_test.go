@@ -76,9 +76,15 @@ func (s *suite) stagedUpdate(ctx context.Context, t *testing.T) error {
 	return nil
 }
 
+// Scenarios 2 to 5 share one update, B to C, so that four power losses
+// cost one reboot into C rather than four: each scenario cuts the power at
+// its own point of the same update and checks the node on the way, and
+// only scenario 5 ends Done on C. (A boot under TCG is most of a
+// scenario's time; issue 12 allows 8 minutes for all of them.)
+
 // powerLossMidPull is scenario 2: the power goes while C is being pulled.
 // The node boots B again (nothing of C was granted), B's files are whole,
-// and the daemon stages C anew; the grant then takes it to C.
+// and the daemon stages C anew, locked.
 func (s *suite) powerLossMidPull(ctx context.Context, t *testing.T) error {
 	b, c := s.current, s.cfgs["c"]
 	hook := s.w.node.Hook
@@ -106,111 +112,129 @@ func (s *suite) powerLossMidPull(ctx context.Context, t *testing.T) error {
 	if err := s.waitStaged(ctx, c); err != nil {
 		return fmt.Errorf("the daemon did not stage %s again after the power loss: %w", c.name, err)
 	}
-	return s.grantAndReboot(ctx, c)
+	return s.requireStagedImage(ctx, c)
 }
 
-// powerLossStagedBeforeGrant is scenario 3: D is staged and
-// finalization-locked, the grant has not come, the power goes. The node
-// must boot C (a locked deployment is never finalized, and a power loss
-// finalizes nothing), undisturbed; the daemon stages D again, and only the
-// grant takes the node to D.
-func (s *suite) powerLossStagedBeforeGrant(ctx context.Context, t *testing.T) error {
-	c, d := s.current, s.cfgs["d"]
-	s.w.annotate(ctx, map[string]string{constants.StageConfigAnnotation: d.name})
-	if err := s.waitStaged(ctx, d); err != nil {
+// ensureStaged stages c unless it is staged already (a scenario run on its
+// own, TANDEM_VM_SCENARIOS).
+func (s *suite) ensureStaged(ctx context.Context, c *config) error {
+	node, err := s.w.getNode(ctx)
+	if err != nil {
 		return err
 	}
-	if err := s.requireStagedImage(ctx, d); err != nil {
+	if node.Annotations[constants.StageConfigAnnotation] != c.name {
+		s.w.annotate(ctx, map[string]string{constants.StageConfigAnnotation: c.name})
+	}
+	return s.requireStagedImage(ctx, c)
+}
+
+// powerLossStagedBeforeGrant is scenario 3: C is staged and
+// finalization-locked, the grant has not come, the power goes. The node
+// must boot B (a locked deployment is never finalized, and a power loss
+// finalizes nothing), undisturbed; the daemon stages C again.
+func (s *suite) powerLossStagedBeforeGrant(ctx context.Context, t *testing.T) error {
+	b, c := s.current, s.cfgs["c"]
+	if err := s.ensureStaged(ctx, c); err != nil {
 		return err
 	}
 	if err := s.powerLoss(ctx); err != nil {
 		return err
 	}
-	if err := s.requireBooted(ctx, c, "after a power loss with "+d.name+" staged and locked, before the grant"); err != nil {
+	if err := s.requireBooted(ctx, b, "after a power loss with "+c.name+" staged and locked, before the grant"); err != nil {
 		return err
 	}
-	if err := s.checkFiles(ctx, c); err != nil {
+	if err := s.checkFiles(ctx, b); err != nil {
 		return err
 	}
 	// The daemon finds nothing staged (its /run is new) and stages again;
 	// the node stays up and schedulable meanwhile.
-	if err := s.requireStagedImage(ctx, d); err != nil {
+	if err := s.requireStagedImage(ctx, c); err != nil {
 		return fmt.Errorf("after the power loss: %w", err)
 	}
 	node, err := s.w.getNode(ctx)
 	if err != nil {
 		return err
 	}
-	if node.Spec.Unschedulable || node.Annotations[constants.CurrentConfigAnnotation] != c.name {
+	if node.Spec.Unschedulable || node.Annotations[constants.CurrentConfigAnnotation] != b.name {
 		return fmt.Errorf("node disturbed before its grant: %s", describe(node))
 	}
-	return s.grantAndReboot(ctx, d)
+	return nil
 }
 
-// powerLossBeforeFinalize is scenario 4: granted E, the daemon wrote E's
+// powerLossBeforeFinalize is scenario 4: granted C, the daemon wrote C's
 // files and stopped kubelet; the power goes before finalize-deployment.
-// The node boots D (E's deployment was staged in /run and is gone), so the
-// daemon must roll E's files back from its write-ahead record, which has
-// to be on disk despite the lost page cache; then it stages, writes and
-// finalizes again and the node ends on E.
+// The node boots B (C's deployment was staged in /run and is gone), so the
+// daemon must roll C's files back from its write-ahead record, which has
+// to be on disk despite the lost page cache; then it stages and writes
+// again. The scenario ends with that retry held at its finalize, where
+// scenario 5 cuts the power next.
 func (s *suite) powerLossBeforeFinalize(ctx context.Context, t *testing.T) error {
-	d, e := s.current, s.cfgs["e"]
+	b, c := s.current, s.cfgs["c"]
 	hook := s.w.node.Hook
-	held := hook.Hold("Finalize")
-	s.w.annotate(ctx, map[string]string{constants.StageConfigAnnotation: e.name})
-	if err := s.waitStaged(ctx, e); err != nil {
+	if err := s.ensureStaged(ctx, c); err != nil {
 		return err
 	}
-	s.w.annotate(ctx, map[string]string{constants.DesiredConfigAnnotation: e.name})
+	held := hook.Hold("Finalize")
+	s.w.annotate(ctx, map[string]string{constants.DesiredConfigAnnotation: c.name})
 	if _, err := hook.WaitHeld(ctx, held, "Finalize", updateBound); err != nil {
 		return err
 	}
-	if err := s.checkFiles(ctx, e); err != nil {
+	if err := s.checkFiles(ctx, c); err != nil {
 		return fmt.Errorf("at the finalize, before the power loss: %w", err)
 	}
+	retry := hook.Hold("Finalize")
 	if err := s.powerLoss(ctx); err != nil {
 		return err
 	}
-	if err := s.requireBooted(ctx, d, "after a power loss before the finalize"); err != nil {
+	if err := s.requireBooted(ctx, b, "after a power loss before the finalize"); err != nil {
 		return err
 	}
-	if _, err := s.w.node.WaitBooted(ctx, updateBound); err != nil {
-		return fmt.Errorf("reboot into %s after the retry: %w", e.name, err)
+	id, err := hook.WaitHeld(ctx, retry, "Finalize", updateBound)
+	if err != nil {
+		return fmt.Errorf("the daemon did not come back to %s's finalize after the power loss: %w", c.name, err)
 	}
-	if err := s.waitDone(ctx, e, 1); err != nil {
-		return err
-	}
-	// The rollback ran in the boot after the power loss: the record
-	// survived it.
-	out, err := s.w.node.Journal(ctx, "machine-config-daemon.service", "-1")
+	s.finalizeHeld = id
+	// The rollback ran in this boot: the record survived the power loss.
+	out, err := s.w.node.Journal(ctx, "machine-config-daemon.service", "0")
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(out, "rolling back files") {
 		return fmt.Errorf("no rollback in the boot after the power loss: the write-ahead record did not survive it (journal of that boot:\n%s)", lastLines(out, 30))
 	}
-	return nil
+	if err := s.checkFiles(ctx, c); err != nil {
+		return fmt.Errorf("at the retried finalize: %w", err)
+	}
+	return s.requireBooted(ctx, b, "at the retried finalize")
 }
 
-// powerLossDuringFinalize is scenario 5: finalize-deployment of F has
+// holdAtFinalize brings the update to c to its finalize and holds it
+// there, unless scenario 4 left it so.
+func (s *suite) holdAtFinalize(ctx context.Context, c *config) (string, error) {
+	if id := s.finalizeHeld; id != "" {
+		s.finalizeHeld = ""
+		return id, nil
+	}
+	if err := s.ensureStaged(ctx, c); err != nil {
+		return "", err
+	}
+	held := s.w.node.Hook.Hold("Finalize")
+	s.w.annotate(ctx, map[string]string{constants.DesiredConfigAnnotation: c.name})
+	return s.w.node.Hook.WaitHeld(ctx, held, "Finalize", updateBound)
+}
+
+// powerLossDuringFinalize is scenario 5: finalize-deployment of C has
 // unlocked the staged deployment and asked for the reboot; the power goes
 // before the orderly shutdown finalizes it. Whichever way the race fell,
-// the node boots E or F (both granted at some point; never another) and
-// converges on F.
+// the node boots B or C (both granted at some point; never another) and
+// converges on C.
 func (s *suite) powerLossDuringFinalize(ctx context.Context, t *testing.T) error {
-	e, f := s.current, s.cfgs["f"]
-	hook := s.w.node.Hook
-	held := hook.Hold("Finalize")
-	s.w.annotate(ctx, map[string]string{constants.StageConfigAnnotation: f.name})
-	if err := s.waitStaged(ctx, f); err != nil {
-		return err
-	}
-	s.w.annotate(ctx, map[string]string{constants.DesiredConfigAnnotation: f.name})
-	id, err := hook.WaitHeld(ctx, held, "Finalize", updateBound)
+	b, c := s.current, s.cfgs["c"]
+	id, err := s.holdAtFinalize(ctx, c)
 	if err != nil {
 		return err
 	}
-	if err := hook.Release(id); err != nil {
+	if err := s.w.node.Hook.Release(id); err != nil {
 		return err
 	}
 	// The double asks for the reboot once the deployment is unlocked. The
@@ -240,24 +264,25 @@ func (s *suite) powerLossDuringFinalize(ctx context.Context, t *testing.T) error
 		return err
 	}
 	switch booted {
-	case f.image:
-		s.w.logf("scenario 5: the shutdown had finalized %s before the power went", f.name)
-	case e.image:
-		s.w.logf("scenario 5: the power went before the shutdown finalized %s: booted %s, retrying", f.name, e.name)
+	case c.image:
+		s.w.logf("scenario 5: the shutdown had finalized %s before the power went", c.name)
+	case b.image:
+		s.w.logf("scenario 5: the power went before the shutdown finalized %s: booted %s, retrying", c.name, b.name)
 		if _, err := s.w.node.WaitBooted(ctx, updateBound); err != nil {
-			return fmt.Errorf("reboot into %s after the retry: %w", f.name, err)
+			return fmt.Errorf("reboot into %s after the retry: %w", c.name, err)
 		}
 	default:
-		return fmt.Errorf("after a power loss during the finalize the node boots %s: neither %s nor %s", booted, e.name, f.name)
+		return fmt.Errorf("after a power loss during the finalize the node boots %s: neither %s nor %s", booted, b.name, c.name)
 	}
-	return s.waitDone(ctx, f, 1)
+	return s.waitDone(ctx, c, 1)
 }
 
 // killDaemonMidPull is scenario 6: the daemon is killed (SIGKILL) while G
 // is being pulled. systemd restarts it (as the kubelet would the pod);
 // rpm-ostreed carries the transaction on, the new daemon joins it, the
-// write limit it finds left on the unit is lifted, and G gets staged and,
-// on the grant, booted.
+// write limit it finds left on the unit is lifted, and G gets staged. It is
+// not granted: the grant's path is scenario 1's, and scenario 7 stages
+// over it.
 func (s *suite) killDaemonMidPull(ctx context.Context, t *testing.T) error {
 	g := s.cfgs["g"]
 	n := s.w.node
@@ -299,7 +324,10 @@ func (s *suite) killDaemonMidPull(ctx context.Context, t *testing.T) error {
 	if lim, err := s.unitWriteLimit(ctx); err != nil || lim != "" {
 		return fmt.Errorf("write limit left on rpm-ostreed.service after the stage: %q (%v)", lim, err)
 	}
-	return s.grantAndReboot(ctx, g)
+	if err := s.requireStagedImage(ctx, g); err != nil {
+		return err
+	}
+	return s.requireBooted(ctx, s.current, "with "+g.name+" staged, never granted")
 }
 
 // governor is scenario 7: a real etcd runs as a systemd service on the
@@ -361,7 +389,7 @@ func (s *suite) governor(ctx context.Context, t *testing.T) error {
 	if total == 0 || float64(slow) < 0.01*float64(total) {
 		return fmt.Errorf("etcd did not report slow WAL fsyncs during the stage (%d of %d over %s): the premise of the scenario failed", slow, total, slowFsync)
 	}
-	if err := s.checkIOPath(ctx, t, samples, 64<<20, true); err != nil {
+	if err := s.checkIOPath(ctx, t, samples, 32<<20, true); err != nil {
 		return err
 	}
 	out, err := n.Journal(ctx, "machine-config-daemon.service", "0")
