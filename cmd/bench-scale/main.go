@@ -67,6 +67,8 @@ func parseFlags() (config, error) {
 	flag.StringVar(&c.dir, "dir", defaultDir(), "work directory (control planes, audit logs, node roots), removed at the end unless --keep; tmpfs keeps etcd's fsyncs out of the figures")
 	flag.BoolVar(&c.keep, "keep", false, "keep --dir after the run")
 	flag.StringVar(&c.world.AuditLevel, "audit-level", "Metadata", "audit level of writes: Metadata, or Request to keep their bodies in <dir>/<cluster>/audit.log (with --keep)")
+	flag.StringVar(&c.world.ControllerProfile, "controller-profile", "", "write the tenant controller's CPU profile of the rollout's first --profile-seconds here (go tool pprof FILE)")
+	flag.IntVar(&c.world.ProfileSeconds, "profile-seconds", 60, "length of --controller-profile")
 	flag.StringVar(&c.jsonPath, "json", "", "also write the figures as JSON to this file")
 	flag.DurationVar(&c.timeout, "timeout", 60*time.Minute, "bound of the rollout")
 	flag.StringVar(&sizes, "planner-sizes", "500,5000,20000", "pool sizes of the planner benchmark")

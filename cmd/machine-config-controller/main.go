@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -48,6 +49,7 @@ type options struct {
 	kubeAPIBurst   int
 	workers        int
 	metricsAddr    string
+	profiling      bool
 	resync         time.Duration
 	leaderElect    bool
 	leaseNamespace string
@@ -71,6 +73,7 @@ func main() {
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "burst of queries to the apiserver")
 	fs.IntVar(&o.workers, "workers", 5, "workers per controller")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":9101", "address to serve Prometheus metrics on; empty disables")
+	fs.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles under /debug/pprof/ on --metrics-bind-address (as kube-controller-manager's --profiling; off by default, since a profile is expensive to take)")
 	fs.DurationVar(&o.resync, "informer-resync", 10*time.Minute, "informer resync period")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease")
 	fs.StringVar(&o.leaseNamespace, "leader-elect-namespace", "openshift-machine-config-operator", "namespace of the leader Lease")
@@ -115,7 +118,7 @@ func run(ctx context.Context, o options) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.metricsAddr != "" {
-		go serveMetrics(ctx, o.metricsAddr, reg)
+		go serveMetrics(ctx, o.metricsAddr, reg, o.profiling)
 	}
 
 	controllers := func(ctx context.Context) error { return runControllers(ctx, o, cfg, kube, mco, reg) }
@@ -245,9 +248,18 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	return g.Wait()
 }
 
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, profiling bool) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	if profiling {
+		// The handlers net/http/pprof registers on the default mux, on ours
+		// (make bench-scale --controller-profile takes a CPU profile here).
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

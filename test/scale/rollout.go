@@ -181,6 +181,7 @@ func (w *World) Rollout(ctx context.Context, timeout time.Duration) (Report, err
 	benchEventsBefore := trackers[w.tenant].events.Load()
 
 	o.Logf("bench-scale: rolling out a new OS image and file to %d workers (maxUnavailable %s = %d)", o.Workers, o.MaxUnavailable, maxUnavail)
+	profiled := w.startProfile(ctx)
 	for _, c := range rolling {
 		if err := createConfig(ctx, c, fmt.Sprintf(updateConfig, c.pool), image(c.pool+"-update"), "update.conf"); err != nil {
 			return r, err
@@ -194,6 +195,9 @@ func (w *World) Rollout(ctx context.Context, timeout time.Duration) (Report, err
 	}
 	doneAt, err := w.waitRolledOut(ctx, rolling, trackers, targets, timeout)
 	if err != nil {
+		return r, err
+	}
+	if err := profiled(); err != nil {
 		return r, err
 	}
 	r.RolloutS = doneAt.Sub(before.at).Seconds()

@@ -54,6 +54,11 @@ type Options struct {
 	// AuditLevel of the writes in the audit log: Metadata (default) or
 	// Request (also their bodies).
 	AuditLevel string
+	// ControllerProfile, when set, is where the tenant controller's CPU
+	// profile of the first ProfileSeconds of the rollout is written (the
+	// controller runs with --profiling).
+	ControllerProfile string
+	ProfileSeconds    int
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -315,6 +320,9 @@ func (w *World) startControllers(ctx context.Context) error {
 		args := []string{"--kubeconfig=" + kubeconfig, "--leader-elect=true", "--metrics-bind-address=" + addr}
 		if c == w.tenant && w.infra != nil {
 			args = append(args, "--dpu-tenant")
+		}
+		if c == w.tenant && w.opts.ControllerProfile != "" {
+			args = append(args, "--profiling")
 		}
 		if c == w.infra {
 			identity, err := addServiceAccountKubeconfig(w.tenant.cp, infraIdentity)

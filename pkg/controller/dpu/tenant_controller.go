@@ -328,8 +328,9 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		return s, err
 	}
 	members := map[string]int{}
+	membership := node.NewMembership(pools)
 	for _, n := range nodes {
-		p, err := node.PrimaryPool(pools, n)
+		p, err := membership.Primary(n)
 		if err != nil {
 			klog.FromContext(ctx).Error(err, "Cannot tell the node's pool", "node", n.Name)
 		}

@@ -41,7 +41,8 @@ func (a *Admission) Lock() { a.mu.Lock() }
 func (a *Admission) Unlock() { a.mu.Unlock() }
 
 // Node returns n as the recorded, not yet observed writes leave it (n itself
-// when none applies, otherwise a copy). Read nodes through it under the lock.
+// when none applies, otherwise a shallow copy with its own annotations:
+// read-only, as n is). Read nodes through it under the lock.
 func (a *Admission) Node(n *corev1.Node, now time.Time) *corev1.Node {
 	return a.expect.overlayNode(n, now)
 }

@@ -478,9 +478,10 @@ func (c *Controller) nodesOf(pool *mcfgv1.MachineConfigPool) ([]*corev1.Node, er
 	if err != nil {
 		return nil, err
 	}
-	var out []*corev1.Node
+	out := make([]*corev1.Node, 0, len(candidates))
+	members := NewMembership(pools)
 	for _, n := range candidates {
-		p, err := PrimaryPool(pools, n)
+		p, err := members.Primary(n)
 		if err != nil {
 			klog.ErrorS(err, "Skipping node", "node", n.Name)
 			continue
