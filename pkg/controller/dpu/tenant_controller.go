@@ -192,7 +192,7 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 // tenantNodeChanged tells whether anything DecideTenant reads differs
 // (heartbeats do not wake the controller).
 func tenantNodeChanged(o, n *corev1.Node) bool {
-	if o.Spec.Unschedulable != n.Spec.Unschedulable || node.ViewOfNode(o).Ready != node.ViewOfNode(n).Ready {
+	if o.Spec.Unschedulable != n.Spec.Unschedulable || node.NodeReady(o) != node.NodeReady(n) {
 		return true
 	}
 	oldTaint, hadTaint := dpuTaint(o)
@@ -319,6 +319,7 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 	if err != nil {
 		return s, err
 	}
+	s.Nodes = make(map[string]TenantNode, len(cached))
 	nodes := make([]*corev1.Node, 0, len(cached))
 	for _, n := range cached {
 		nodes = append(nodes, c.opts.Admission.Node(n, s.Now))

@@ -466,11 +466,12 @@ func (c *Controller) nodesOf(pool *mcfgv1.MachineConfigPool) ([]*corev1.Node, er
 	if sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
 		return nil, nil
 	}
-	selector, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
+	if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
 		return nil, fmt.Errorf("pool %s: invalid nodeSelector: %w", pool.Name, err)
 	}
-	candidates, err := c.nodes.List(selector)
+	// Every node, placed by Primary (which matches this pool's selector
+	// too): listing by the selector first matched it twice per node.
+	candidates, err := c.nodes.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}

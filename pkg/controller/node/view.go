@@ -117,7 +117,7 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		Reason:        a[constants.ReasonAnnotation],
 		Addresses:     nodeAddresses(n),
 		Hold:          a[constants.DisruptionHoldAnnotation],
-		Ready:         nodeReady(n),
+		Ready:         NodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
 	}
 }
@@ -133,8 +133,8 @@ func nodeAddresses(n *corev1.Node) []string {
 	return out
 }
 
-// nodeReady checks the conditions the MCO's CheckNodeReady checks.
-func nodeReady(n *corev1.Node) bool {
+// NodeReady checks the conditions the MCO's CheckNodeReady checks.
+func NodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		switch c.Type {
 		case corev1.NodeReady:
