@@ -50,6 +50,7 @@ type options struct {
 	workers        int
 	metricsAddr    string
 	profiling      bool
+	updateDelay    time.Duration
 	resync         time.Duration
 	leaderElect    bool
 	leaseNamespace string
@@ -74,6 +75,7 @@ func main() {
 	fs.IntVar(&o.workers, "workers", 5, "workers per controller")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":9101", "address to serve Prometheus metrics on; empty disables")
 	fs.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles under /debug/pprof/ on --metrics-bind-address (as kube-controller-manager's --profiling; off by default, since a profile is expensive to take)")
+	fs.DurationVar(&o.updateDelay, "node-update-delay", 500*time.Millisecond, "how long a node's change waits before its pool is planned, so that the changes of one moment are planned together (the MCO's node controller waits 5s); 0 plans at once")
 	fs.DurationVar(&o.resync, "informer-resync", 10*time.Minute, "informer resync period")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease")
 	fs.StringVar(&o.leaseNamespace, "leader-elect-namespace", "openshift-machine-config-operator", "namespace of the leader Lease")
@@ -183,7 +185,9 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	// One admission per cluster: the node planner and the DPU tenant
 	// controller both admit disruption against a pool's maxUnavailable.
 	admission := node.NewAdmission()
-	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission}
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
+		UpdateDelay: o.updateDelay}
+	o.dpu.UpdateDelay = o.updateDelay
 	if o.etcd.Enabled() {
 		ec, err := etcd.New(o.etcd)
 		if err != nil {

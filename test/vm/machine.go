@@ -137,9 +137,13 @@ func (m *Machine) qemuArgs(disk, qmpSock, qgaSock string) ([]string, error) {
 	// tb-size: QEMU 7.2's default translation cache (1 GiB) made every
 	// boot after a reset (a reboot or a power loss) twice as slow as the
 	// first, in the kernel and in user space alike; with 256 MiB a reset
-	// boots as fast as a fresh QEMU (make vm-shell ARGS=-check, in
-	// docs/vm-node.md).
-	accel := []string{"-accel", "tcg,thread=multi,tb-size=256", "-cpu", "max"}
+	// boots as fast as a fresh QEMU (make vm-shell ARGS=-check, and
+	// TANDEM_VM_TB_SIZE=1024 for the default, in docs/vm-node.md).
+	tb, err := tbSizeMiB()
+	if err != nil {
+		return nil, err
+	}
+	accel := []string{"-accel", fmt.Sprintf("tcg,thread=multi,tb-size=%d", tb), "-cpu", "max"}
 	if c.Accel == "kvm" {
 		accel = []string{"-accel", "kvm", "-cpu", "host"}
 	}
@@ -179,6 +183,19 @@ func (m *Machine) qemuArgs(disk, qmpSock, qgaSock string) ([]string, error) {
 		"-device", "virtio-serial-pci", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0",
 	)
 	return append(args, serial...), nil
+}
+
+// tbSizeMiB is TCG's translation cache size: $TANDEM_VM_TB_SIZE (MiB) or 256.
+func tbSizeMiB() (int, error) {
+	v := os.Getenv("TANDEM_VM_TB_SIZE")
+	if v == "" {
+		return 256, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("TANDEM_VM_TB_SIZE=%q: want a size in MiB", v)
+	}
+	return n, nil
 }
 
 // ExecResult is a command's outcome in the guest.

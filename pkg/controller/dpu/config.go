@@ -30,6 +30,9 @@ type Config struct {
 	TenantKubeconfig string
 	// Mode: leader or external.
 	Mode string
+	// UpdateDelay: TenantOptions.UpdateDelay (the controller's
+	// --node-update-delay, shared with the node controller).
+	UpdateDelay time.Duration
 	// RebootHost: ask for the host's reboot after its DPU rebooted.
 	RebootHost bool
 	// DrainOnDemand: ask for a host's drain only when its DPU's grant is due.
@@ -156,7 +159,8 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 			return nil, nil, err
 		}
 		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission,
-			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms, UpdateGates: updateGates})
+			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms, UpdateGates: updateGates,
+			UpdateDelay: c.UpdateDelay})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)
 		}

@@ -46,6 +46,10 @@ type TenantOptions struct {
 	DrainRetryDelay time.Duration
 	// Resync re-plans this often while requests are open. Default 30s.
 	Resync time.Duration
+	// UpdateDelay is how long a node's change waits before the next
+	// decision, so that a rollout's many node changes are decided together
+	// (node.Options.UpdateDelay); 0: at once. Requests are decided at once.
+	UpdateDelay time.Duration
 	// Registerer registers the metrics; nil: not registered.
 	Registerer prometheus.Registerer
 	// Recorder records events on requests; nil: one writing to the apiserver.
@@ -179,7 +183,7 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		UpdateFunc: func(old, cur any) {
 			o, n := old.(*corev1.Node), cur.(*corev1.Node)
 			if tenantNodeChanged(o, n) {
-				c.queue.Add(tenantKey)
+				c.queue.AddAfter(tenantKey, opts.UpdateDelay) // at once when 0
 			}
 		},
 		DeleteFunc: func(any) { c.queue.Add(tenantKey) },

@@ -58,6 +58,13 @@ type Options struct {
 	StatusInterval time.Duration
 	// MoveLeaderTimeout bounds one MoveLeader and its confirmation. Default 30s.
 	MoveLeaderTimeout time.Duration
+	// UpdateDelay is how long a node's change waits before its pool is
+	// planned, so that the changes of one moment are planned together: a
+	// rollout changes every node several times, and each plan reads the
+	// whole pool. The MCO's node controller waits 5 s (defaultUpdateDelay,
+	// pkg/controller/node/node_controller.go). 0: plan at once. A pool's
+	// own change is planned at once either way.
+	UpdateDelay time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Admission is shared with the other deciders that admit disruption on
@@ -176,7 +183,7 @@ func (c *Controller) enqueueNode(obj any) {
 		return
 	}
 	if p != nil {
-		c.queue.Add(p.Name)
+		c.queue.AddAfter(p.Name, c.opts.UpdateDelay) // at once when 0
 	}
 }
 
