@@ -244,7 +244,12 @@ func (d *tenantDecider) validate() {
 		n, exists := d.s.Nodes[name]
 		seen := map[string]*reqState{} // by kind and action
 		var keep []*reqState
-		for _, r := range d.byNode[name] {
+		// An admitted request is the one its duplicates defer to, even when
+		// an older one (created in the same second, named before it) shows
+		// up in the cache only after it was admitted: else both are served.
+		reqs := slices.Clone(d.byNode[name])
+		slices.SortStableFunc(reqs, func(a, b *reqState) int { return cmp.Compare(b2i(!a.admitted()), b2i(!b.admitted())) })
+		for _, r := range reqs {
 			key := requestKind(r.obj) + "/" + string(r.obj.Spec.Action)
 			switch {
 			case !exists:
@@ -643,4 +648,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

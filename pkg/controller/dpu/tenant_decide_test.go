@@ -139,6 +139,20 @@ func TestDecideTenant(t *testing.T) {
 			},
 		},
 		{
+			// TestHostMaintenanceFlood saw both served: created in the same
+			// second, r2 was admitted before r1 reached the cache.
+			name: "an older duplicate that arrives after its twin was admitted is the one rejected",
+			snap: func() TenantSnapshot {
+				return snapshot([]TenantNode{doneNode("w0", held("false"))},
+					request("r1", "w0", dpuv1.ActionDrain, time.Minute),
+					request("r2", "w0", dpuv1.ActionDrain, time.Minute, inPhase(dpuv1.PhaseDraining, false)))
+			},
+			nodes: []NodeAction{{Kind: NodeDrain, Node: "w0"}}, // r2's drain goes on
+			status: map[string]wantStatus{
+				"r1": {dpuv1.PhaseRejected, dpuv1.ReasonDuplicate, "already has the open Drain request r2"},
+			},
+		},
+		{
 			name: "admission in order within maxUnavailable; later requests queue behind",
 			snap: func() TenantSnapshot {
 				return snapshot([]TenantNode{doneNode("w0"), doneNode("w1"), doneNode("w2")},
