@@ -217,12 +217,10 @@ func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) bo
 }
 
 // reportDelay is how long a wait must last before the queued conditions
-// are written: a handshake answered soon (an uncordon, a drain of a node
+// are written: a handshake answered at once (an uncordon, a drain of a node
 // without pods) does not cost a write of its own; its conditions go with
-// the next ones. At 2 s, a busy apiserver's slower answers turned most
-// handshakes into a write each (make bench-scale: MachineConfigNode status
-// writes per node rose with the rollout's length, 1.06 to 1.78).
-const reportDelay = 5 * time.Second
+// the next ones.
+const reportDelay = 2 * time.Second
 
 // waitAndReport waits for the node to change (at most Resync), writing the
 // queued conditions once the oldest of them is reportDelay old (so frequent
