@@ -119,10 +119,16 @@ func (r *faultRunner) reports() []FaultReport {
 	return append([]FaultReport(nil), r.reps...)
 }
 
-// midRollout: a tenant worker is updating (Working).
+// midRollout: a tenant worker is updating: Working, or granted its target
+// and not running it yet. (Working alone is a few seconds per node with a
+// staged OS; polled rows missed it: "its moment did not come".)
 func midRollout(_ *World, rows []Row) bool {
 	for _, r := range rows {
-		if r.Cluster == "tenant" && r.Pool == constants.WorkerPool && r.State == constants.MachineConfigDaemonStateWorking {
+		if r.Cluster != "tenant" || r.Pool != constants.WorkerPool {
+			continue
+		}
+		granted := r.Target != "" && r.Desired == r.Target && r.Current != r.Target
+		if r.State == constants.MachineConfigDaemonStateWorking || granted {
 			return true
 		}
 	}
