@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -40,10 +41,14 @@ const adminUser = "tandem-admin"
 // auditFlags are the kube-apiserver flags that write the audit log.
 func auditFlags(policyPath, logPath string) map[string]string {
 	return map[string]string{
-		"audit-policy-file":   policyPath,
-		"audit-log-path":      logPath,
-		"audit-log-format":    "json",
-		"audit-log-maxsize":   "0", // no rotation: one file holds the run
+		"audit-policy-file": policyPath,
+		"audit-log-path":    logPath,
+		"audit-log-format":  "json",
+		// One file must hold the run: 0 is not "no rotation" but
+		// lumberjack's default of 100 MB (k8s.io/apiserver v0.34
+		// pkg/server/options/audit.go getWriter; lumberjack.v2 Logger.max),
+		// and a rotated log made a run count a tenth of its writes.
+		"audit-log-maxsize":   "1000000",
 		"audit-log-mode":      "blocking",
 		"audit-log-maxbackup": "0",
 	}
@@ -99,6 +104,12 @@ func newRequestCounts() *RequestCounts {
 // the user name), the requests that completed (watches: started) in
 // [from, to].
 func countAudit(path string, from, to time.Time, componentOf func(user string) string) (map[string]*RequestCounts, error) {
+	// lumberjack names a rotated file <name>-<time><ext> beside it; the
+	// counts would miss what it holds.
+	ext := filepath.Ext(path)
+	if rotated, _ := filepath.Glob(strings.TrimSuffix(path, ext) + "-*" + ext); len(rotated) > 0 {
+		return nil, fmt.Errorf("audit log %s was rotated (%s): its counts would be partial", path, strings.Join(rotated, ", "))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening audit log: %w", err)

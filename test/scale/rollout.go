@@ -98,6 +98,9 @@ func (r Report) DetailLines() []string {
 			lines = append(lines, fmt.Sprintf("bench-scale: writes_per_node %s: %s", comp, formatCounts(c.Writes, n)))
 		}
 	}
+	if c := r.Tenant["daemon"]; c != nil {
+		lines = append(lines, fmt.Sprintf("bench-scale: reads_per_node daemon: %s", formatCounts(c.Reads, n)))
+	}
 	return lines
 }
 

@@ -492,6 +492,19 @@ func (w *World) settle(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("pool %s in %s did not settle (last %s): %w", c.pool, c.name, last, err)
 		}
+		// Each daemon creates its MachineConfigNode when it starts: a
+		// once-per-node write that is not the rollout's.
+		err = wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+			list, err := c.cp.MCO.MachineconfigurationV1().MachineConfigNodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			last = fmt.Sprintf("%d MachineConfigNodes for %d nodes", len(list.Items), len(c.nodes))
+			return len(list.Items) >= len(c.nodes), nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: the daemons did not all create their MachineConfigNode (last %s): %w", c.name, last, err)
+		}
 	}
 	select {
 	case <-ctx.Done():
