@@ -186,6 +186,7 @@ func run(ctx context.Context, f *flags) error {
 		Kube: kc, MCO: mc, Operator: op, NodeName: f.nodeName,
 		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
+	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)
 	go cluster.WatchNode(ctx, wake)
 

@@ -124,6 +124,9 @@ type Daemon struct {
 	// pending are MachineConfigNode conditions not written yet (see
 	// conditions): reports for people, never read back by a decision.
 	pending pendingConditions
+	// waitingSince is when the daemon last began to wait: the first Wait
+	// after an action. Wake-ups that end in another Wait do not move it.
+	waitingSince time.Time
 }
 
 // New returns a Daemon.
@@ -180,20 +183,24 @@ func (d *Daemon) Run(ctx context.Context) error {
 			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
 			log.Error(err, "step failed", "action", a.String(), "retryIn", backoff)
 			d.flushConditions(ctx)
+			d.waitingSince = time.Time{}
 			d.sleep(ctx, backoff, false)
 		case a.Kind == ActWait:
 			backoff = 0
+			if d.waitingSince.IsZero() {
+				d.waitingSince = time.Now()
+			}
 			if a.Reason != lastWait {
 				log.Info("waiting", "reason", a.Reason)
 				lastWait = a.Reason
 			}
 			d.waitAndReport(ctx)
 		case a.Kind == ActFinalize || a.Kind == ActReboot || a.Kind == ActServeRebootRequest:
-			backoff, lastWait = 0, ""
+			backoff, lastWait, d.waitingSince = 0, "", time.Time{}
 			log.Info("reboot requested; waiting for the machine to go down", "action", a.String())
 			d.sleep(ctx, d.opts.RebootWait, false)
 		default:
-			backoff, lastWait = 0, ""
+			backoff, lastWait, d.waitingSince = 0, "", time.Time{}
 		}
 	}
 }
@@ -216,23 +223,32 @@ func (d *Daemon) sleep(ctx context.Context, dur time.Duration, wakeable bool) bo
 	return false
 }
 
-// reportDelay is how long a wait must last before the queued conditions
-// are written: a handshake answered at once (an uncordon, a drain of a node
-// without pods) does not cost a write of its own; its conditions go with
-// the next ones.
-const reportDelay = 2 * time.Second
+// reportDelay is how long the daemon must have been waiting before the
+// queued conditions are written: a handshake answered within it (an
+// uncordon, a drain of a node without pods, a grant to a staged node) does
+// not cost a write of its own; its conditions go with the next ones. It
+// counts from the start of the wait, not from the oldest condition: after a
+// long step (a stage) a grant that comes at once still shares the write. At
+// 2 s a busy apiserver made most handshakes outlast it (make bench-scale).
+const reportDelay = 5 * time.Second
 
 // waitAndReport waits for the node to change (at most Resync), writing the
-// queued conditions once the oldest of them is reportDelay old (so frequent
-// wake-ups cannot hold them back).
+// queued conditions once the daemon has waited reportDelay since its last
+// action (so frequent wake-ups cannot hold them back).
 func (d *Daemon) waitAndReport(ctx context.Context) {
 	if len(d.pending.conds) == 0 {
 		d.sleep(ctx, d.opts.Resync, true)
 		return
 	}
-	left := reportDelay - time.Since(d.pending.since)
-	if left <= 0 || d.opts.Resync <= left {
+	left := reportDelay - time.Since(d.waitingSince)
+	if left <= 0 {
 		d.flushConditions(ctx)
+		d.sleep(ctx, d.opts.Resync, true)
+		return
+	}
+	if d.opts.Resync <= left {
+		// The resync comes first; the next turn's wait still counts from
+		// waitingSince.
 		d.sleep(ctx, d.opts.Resync, true)
 		return
 	}
@@ -246,6 +262,15 @@ func (d *Daemon) waitAndReport(ctx context.Context) {
 // Step observes, decides and performs one action. A failed action is
 // reported as Degraded with its error as the reason.
 func (d *Daemon) Step(ctx context.Context) (Action, error) {
+	// A wake-up signalled before this observation is answered by it (the
+	// node is read after it, from the apiserver): most are the echo of the
+	// daemon's own last write, and each cost another turn and read.
+	if d.opts.Wake != nil {
+		select {
+		case <-d.opts.Wake:
+		default:
+		}
+	}
 	ob, err := d.observe(ctx)
 	if err != nil {
 		return Action{Kind: ActWait}, fmt.Errorf("observing: %w", err)

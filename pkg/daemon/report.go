@@ -12,7 +12,8 @@ import (
 // The MachineConfigNode conditions are for people and dashboards; the node
 // annotations are the protocol. A step's conditions are queued and written
 // together, in one status update: when the daemon has waited reportDelay
-// (for the controller, the drain controller, its resync), after a failed
+// since its last action (for the controller, the drain controller, its
+// resync), after a failed
 // step, and before the machine goes down (a finalize or reboot). A burst of
 // steps then costs one write instead of one per step, which at a thousand
 // nodes is thousands of writes per rollout (make bench-scale). The
@@ -22,13 +23,9 @@ import (
 // pendingConditions holds queued conditions, the latest of each type.
 type pendingConditions struct {
 	conds []metav1.Condition
-	since time.Time // when the oldest was queued
 }
 
 func (p *pendingConditions) add(cs []metav1.Condition) {
-	if len(p.conds) == 0 && len(cs) > 0 {
-		p.since = time.Now()
-	}
 	for _, c := range cs {
 		replaced := false
 		for i := range p.conds {

@@ -107,6 +107,7 @@ func (n *simNode) startDaemon(ctx context.Context, wg *sync.WaitGroup) {
 		Kube: n.kube, MCO: n.mco, NodeName: n.name,
 		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
+	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)
 	d, err := daemon.New(daemon.Options{
 		NodeName: n.name, Root: n.root, BootIDFile: n.bootIDFile(),

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +47,33 @@ type Client struct {
 	// MachineConfigNode; IsProgress marks those reset when Updated turns True.
 	AllConditionTypes []mcfgv1.StateProgress
 	IsProgress        func(conditionType string) bool
+
+	// configs, once WatchConfigs ran, serves MachineConfig from watches.
+	configs *namedWatches
+}
+
+// maxConfigWatches: a node names at most five configs at once (current,
+// desired, stage, and its update record's from and to), most often two.
+const maxConfigWatches = 5
+
+// WatchConfigs makes MachineConfig read the configs the node names from a
+// watch of each (until ctx ends) instead of a GET at every step. Call it
+// before the daemon runs.
+func (c *Client) WatchConfigs(ctx context.Context) {
+	api := c.MCO.MachineconfigurationV1().MachineConfigs()
+	c.configs = newNamedWatches(ctx, &mcfgv1.MachineConfig{}, maxConfigWatches, func(name string) cache.ListerWatcher {
+		sel := fields.OneTermEqualSelector("metadata.name", name).String()
+		return &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				o.FieldSelector = sel
+				return api.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				o.FieldSelector = sel
+				return api.Watch(ctx, o)
+			},
+		}
+	})
 }
 
 // Node reads the node from the apiserver (not a cache: the daemon must see
@@ -77,7 +106,14 @@ func (c *Client) SetAnnotations(ctx context.Context, set map[string]string, remo
 }
 
 // MachineConfig returns the named MachineConfig, or nil when it does not exist.
+// It is shared with the watch that keeps it, when WatchConfigs ran: read
+// only.
 func (c *Client) MachineConfig(ctx context.Context, name string) (*mcfgv1.MachineConfig, error) {
+	if c.configs != nil {
+		if obj, ok := c.configs.get(ctx, name); ok {
+			return obj.(*mcfgv1.MachineConfig), nil
+		}
+	}
 	mc, err := c.MCO.MachineconfigurationV1().MachineConfigs().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -239,7 +275,22 @@ func PoolName(node *corev1.Node) string {
 	return constants.WorkerPool
 }
 
-// WatchNode signals wake whenever the node object changes, until ctx ends.
+// decisionInputChanged tells whether an update of the node changed what the
+// daemon decides on: its metadata (annotations, labels) or spec (cordon). A
+// kubelet's status heartbeat does not; at a thousand nodes waking for each
+// was most of the daemons' node reads (make bench-scale).
+func decisionInputChanged(o, n any) bool {
+	on, ok1 := o.(*corev1.Node)
+	nn, ok2 := n.(*corev1.Node)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return !maps.Equal(on.Annotations, nn.Annotations) || !maps.Equal(on.Labels, nn.Labels) ||
+		!equality.Semantic.DeepEqual(on.Spec, nn.Spec)
+}
+
+// WatchNode signals wake whenever the node's metadata or spec changes (not
+// its status), until ctx ends.
 // The daemon re-reads the node with Node() after each signal.
 func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
 	lw := &cache.ListWatch{
@@ -263,8 +314,12 @@ func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
 		ObjectType:    &corev1.Node{},
 		ResyncPeriod:  10 * time.Minute,
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    notify,
-			UpdateFunc: func(_, n any) { notify(n) },
+			AddFunc: notify,
+			UpdateFunc: func(o, n any) {
+				if decisionInputChanged(o, n) {
+					notify(n)
+				}
+			},
 			DeleteFunc: notify,
 		},
 	})
