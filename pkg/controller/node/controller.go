@@ -96,6 +96,8 @@ type Controller struct {
 	members   map[string]bool
 
 	statusPacer *statusPacer
+	// placements keeps each node's primary pool between plans.
+	placements placements
 }
 
 // NewController wires the controller to its informers. Start the informer
@@ -486,19 +488,7 @@ func (c *Controller) nodesOf(pool *mcfgv1.MachineConfigPool) ([]*corev1.Node, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*corev1.Node, 0, len(candidates))
-	members := NewMembership(pools)
-	for _, n := range candidates {
-		p, err := members.Primary(n)
-		if err != nil {
-			klog.ErrorS(err, "Skipping node", "node", n.Name)
-			continue
-		}
-		if p != nil && p.Name == pool.Name {
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return c.placements.membersOf(pool.Name, pools, candidates), nil
 }
 
 // record updates the metrics for one plan.

@@ -1,0 +1,80 @@
+package node
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// placements remembers each node's primary pool between plans. A plan of a
+// 1,000-node pool places every node of the cluster; matching each against
+// every pool's selector was a fifth of the plan's CPU (make bench-scale,
+// --controller-profile). An informer replaces a node's object when the node
+// changes, so an answer is kept per object (pointer) and per set of pools
+// (names, UIDs and generations: a selector is spec, and a status write does
+// not move the generation): any change to either places again.
+type placements struct {
+	mu      sync.Mutex
+	poolsAt string
+	primary map[*corev1.Node]placement
+}
+
+type placement struct {
+	pool string // "" when no pool selects the node
+	err  error
+}
+
+// membersOf returns the nodes whose primary pool is pool, in the order of
+// nodes; a node that cannot be placed is logged and skipped.
+func (p *placements) membersOf(pool string, pools []*mcfgv1.MachineConfigPool, nodes []*corev1.Node) []*corev1.Node {
+	key := poolsVersion(pools)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := p.primary
+	if p.poolsAt != key {
+		old = nil
+	}
+	// A new map each time: objects the informer has replaced drop out.
+	next := make(map[*corev1.Node]placement, len(nodes))
+	var members *Membership
+	out := make([]*corev1.Node, 0, len(nodes))
+	for _, n := range nodes {
+		pl, ok := old[n]
+		if !ok {
+			if members == nil {
+				m := NewMembership(pools)
+				members = &m
+			}
+			primary, err := members.Primary(n)
+			pl = placement{err: err}
+			if primary != nil {
+				pl.pool = primary.Name
+			}
+		}
+		next[n] = pl
+		if pl.err != nil {
+			klog.ErrorS(pl.err, "Skipping node", "node", n.Name)
+			continue
+		}
+		if pl.pool == pool {
+			out = append(out, n)
+		}
+	}
+	p.poolsAt, p.primary = key, next
+	return out
+}
+
+// poolsVersion names a set of pools at their spec generations.
+func poolsVersion(pools []*mcfgv1.MachineConfigPool) string {
+	parts := make([]string, 0, len(pools))
+	for _, p := range pools {
+		parts = append(parts, fmt.Sprintf("%s/%s@%d", p.Name, p.UID, p.Generation))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
