@@ -25,7 +25,8 @@ const (
 	ActReportDegraded ActionKind = "ReportDegraded"
 	// ActSetWorking sets state=Working for Config.
 	ActSetWorking ActionKind = "SetWorking"
-	// ActRequestDrain sets desiredDrain=drain-<Config>.
+	// ActRequestDrain sets desiredDrain=drain-<Config> (and state=Working
+	// with it when Working is set).
 	ActRequestDrain ActionKind = "RequestDrain"
 	// ActWriteFiles writes Config's files and units (backing up what they
 	// replace) and starts the record.
@@ -88,6 +89,9 @@ type Action struct {
 	Rebootless  bool
 	PostActions []opv1.NodeDisruptionPolicyStatusAction
 	Index       int
+	// Working for ActRequestDrain: state=Working is set in the same write
+	// (tandem's order; the stock MCD writes them one after the other).
+	Working bool
 	// Packages for ActLayerPackages; ExtensionsImage, for it and ActStage,
 	// is the extensions image whose repository rpm-ostree installs from.
 	Packages        *PackageChange
@@ -107,6 +111,9 @@ func (a Action) String() string {
 	}
 	if a.Token != "" {
 		s += " token=" + a.Token
+	}
+	if a.Working {
+		s += " +state=Working"
 	}
 	if a.Reason != "" {
 		s += fmt.Sprintf(" (%s)", a.Reason)

@@ -101,11 +101,15 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeNodeDegraded, metav1.ConditionFalse, "NodeNotDegraded", "Updating to %s", a.Config),
 		}
 	case ActRequestDrain:
-		return []metav1.Condition{
+		var working []metav1.Condition
+		if a.Working {
+			working = ConditionsAfter(Action{Kind: ActSetWorking, Config: a.Config, From: a.From}, detail)
+		}
+		return append(working,
 			cond(mcfgv1.MachineConfigNodeUpdateExecuted, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateDrained), "Draining node"),
 			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionUnknown, "UpdateExecutedCordoned", "Cordon requested (%s)", a.Config),
 			cond(mcfgv1.MachineConfigNodeUpdateDrained, metav1.ConditionUnknown, "UpdateExecutedDrained", "Drain requested (drain-%s)", a.Config),
-		}
+		)
 	case ActWriteFiles:
 		return []metav1.Condition{
 			cond(mcfgv1.MachineConfigNodeUpdateCordoned, metav1.ConditionTrue, "UpdateExecutedCordoned", "Cordoned node"),

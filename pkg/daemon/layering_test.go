@@ -129,12 +129,12 @@ func TestNextLayering(t *testing.T) {
 		{"kernel type change: nothing to stage, reported ready", world(rtConfigs, node(func(n *NodeState) { n.Desired = "rt" })),
 			Action{Kind: ActReportStaged, Config: "rt"}},
 		{"kernel type change: the ordinary reboot path", world(rtConfigs, node(func(n *NodeState) { n.Desired, n.Staged = "rt", "rt" })),
-			Action{Kind: ActSetWorking, Config: "rt", From: "a"}},
+			Action{Kind: ActRequestDrain, Config: "rt", From: "a", Working: true}},
 		{"a known diff with only the kernel type still reboots", world(rtConfigs, node(func(n *NodeState) { n.Desired, n.Staged = "rt", "rt" }),
 			func(o *Observed) {
 				o.Diff, o.Policies = &mcfg.Diff{KernelType: true, Extensions: true}, DefaultClusterPolicies()
 			}),
-			Action{Kind: ActSetWorking, Config: "rt", From: "a"}},
+			Action{Kind: ActRequestDrain, Config: "rt", From: "a", Working: true}},
 		{"drained: the files are written first", world(rtConfigs, node(granted("rt"))),
 			Action{Kind: ActWriteFiles, Config: "rt", From: "a", Image: imgA}},
 		{"files written: layered onto a new deployment of the booted commit", world(rtConfigs, node(granted("rt")), record(withPhase(recRT, PhaseFilesWritten))),

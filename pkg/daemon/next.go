@@ -201,6 +201,9 @@ func nextGranted(o Observed, drift string) Action {
 		return a
 	}
 	switch {
+	case n.State != constants.MachineConfigDaemonStateWorking && n.DesiredDrain != constants.DrainRequest(x) && !o.stock():
+		// One write for both: a write per node fewer in a rollout.
+		return Action{Kind: ActRequestDrain, Config: x, From: n.Current, Working: true}
 	case n.State != constants.MachineConfigDaemonStateWorking:
 		return Action{Kind: ActSetWorking, Config: x, From: n.Current}
 	case n.DesiredDrain != constants.DrainRequest(x):

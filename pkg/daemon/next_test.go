@@ -139,8 +139,11 @@ func TestNext(t *testing.T) {
 			Action{Kind: ActStage, Config: "b", Image: imgB}},
 		{"granted: staged, reports stagedConfig", world(stagedB(true), node(func(n *NodeState) { n.Desired = "b" })),
 			Action{Kind: ActReportStaged, Config: "b"}},
-		{"granted: state=Working", world(stagedB(true), node(func(n *NodeState) { n.Desired, n.Staged = "b", "b" })),
-			Action{Kind: ActSetWorking, Config: "b", From: "a"}},
+		{"granted: state=Working and the drain request in one write", world(stagedB(true), node(func(n *NodeState) { n.Desired, n.Staged = "b", "b" })),
+			Action{Kind: ActRequestDrain, Config: "b", From: "a", Working: true}},
+		{"granted: drain requested, state not Working (an older daemon's request)", world(stagedB(true), node(func(n *NodeState) {
+			n.Desired, n.Staged, n.DesiredDrain = "b", "b", constants.DrainRequest("b")
+		})), Action{Kind: ActSetWorking, Config: "b", From: "a"}},
 		{"granted: drain requested", world(stagedB(true), node(func(n *NodeState) { n.Desired, n.Staged, n.State = "b", "b", working })),
 			Action{Kind: ActRequestDrain, Config: "b"}},
 		{"granted: waits for the drain", world(stagedB(true), node(func(n *NodeState) {

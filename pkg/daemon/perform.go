@@ -81,10 +81,20 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 
 	case ActRequestDrain:
 		tl := d.store.LoadTimeline()
+		set := map[string]string{constants.DesiredDrainAnnotation: constants.DrainRequest(a.Config)}
+		var remove []string
+		if a.Working {
+			metrics.ObserveSince(m.GrantWait, tl.StagedAt, now)
+			set[constants.StateAnnotation] = constants.MachineConfigDaemonStateWorking
+			remove = []string{constants.ReasonAnnotation}
+		}
 		tl.DrainRequestedAt, tl.DrainedAt = now, time.Time{}
 		_ = d.store.SaveTimeline(tl)
-		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.DesiredDrainAnnotation: constants.DrainRequest(a.Config)}, nil); err != nil {
+		if err := d.opts.Cluster.SetAnnotations(ctx, set, remove); err != nil {
 			return err
+		}
+		if a.Working {
+			m.StateReported(constants.MachineConfigDaemonStateWorking, "")
 		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil

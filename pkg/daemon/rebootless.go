@@ -34,6 +34,8 @@ func rebootlessStep(o Observed, x string, osChange bool) (Action, bool) {
 		return Action{Kind: ActSetDone, Config: x, Reason: "no change to apply from " + orNone(n.Current)}, true
 	}
 	switch {
+	case n.State != constants.MachineConfigDaemonStateWorking && dp.Drain && n.DesiredDrain != constants.DrainRequest(x) && !o.stock():
+		return Action{Kind: ActRequestDrain, Config: x, From: n.Current, Reason: dp.Why, Working: true}, true
 	case n.State != constants.MachineConfigDaemonStateWorking:
 		return Action{Kind: ActSetWorking, Config: x, From: n.Current, Reason: dp.Why}, true
 	case dp.Drain && n.DesiredDrain != constants.DrainRequest(x):

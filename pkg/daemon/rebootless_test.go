@@ -50,6 +50,8 @@ func TestNextRebootless(t *testing.T) {
 		{"policy change without drain: files written with the actions",
 			world(grantedC(&sshAndRegistries, isWorking)),
 			Action{Kind: ActWriteFiles, Config: "c", From: "a", Rebootless: true, PostActions: specialAction, Reason: "disruption policies: Special (reload crio.service)"}},
+		{"unsafe registries change: Working and the drain request in one write",
+			world(grantedC(&unsafe)), Action{Kind: ActRequestDrain, Config: "c", From: "a", Working: true, Reason: "disruption policies: Special (reload crio.service)"}},
 		{"unsafe registries change: drain first",
 			world(grantedC(&unsafe, isWorking)), Action{Kind: ActRequestDrain, Config: "c", Reason: "disruption policies: Special (reload crio.service)"}},
 		{"unsafe registries change: wait for the drain",

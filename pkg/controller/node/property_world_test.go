@@ -271,6 +271,10 @@ func (w *world) perform(n *simNode, o daemon.Observed, a daemon.Action) {
 		delete(n.ann, constants.ReasonAnnotation)
 	case daemon.ActRequestDrain:
 		n.ann[constants.DesiredDrainAnnotation] = constants.DrainRequest(a.Config)
+		if a.Working {
+			n.ann[constants.StateAnnotation] = constants.MachineConfigDaemonStateWorking
+			delete(n.ann, constants.ReasonAnnotation)
+		}
 	case daemon.ActWriteFiles:
 		img := a.Image
 		if !a.OSChange {

@@ -30,7 +30,8 @@ func rebootlessCrashScripts() []crashScript {
 			// verify, complete. A power loss after the write only applies the
 			// files early.
 			name:   "rebootless",
-			points: []string{"WriteFiles", string(daemon.ActPostConfigAction), string(daemon.ActVerify), string(daemon.ActSetDone)},
+			// (SetWorking alone: no drain to carry it, as on the reboot path.)
+			points: []string{string(daemon.ActSetWorking), "WriteFiles", string(daemon.ActPostConfigAction), string(daemon.ActVerify), string(daemon.ActSetDone)},
 			drive: func(t *testing.T, r *crashRun) {
 				r.w.ensurePolicyConfig()
 				r.grant(cfgPolicy, r.w.imageA)
