@@ -28,9 +28,9 @@ func rebootlessCrashScripts() []crashScript {
 		{
 			// A change the policies apply without a reboot: write, reload,
 			// verify, complete. A power loss after the write only applies the
-			// files early.
+			// files early. SetWorking is its own step here: no drain request
+			// carries it, as on the reboot path.
 			name:   "rebootless",
-			// (SetWorking alone: no drain to carry it, as on the reboot path.)
 			points: []string{string(daemon.ActSetWorking), "WriteFiles", string(daemon.ActPostConfigAction), string(daemon.ActVerify), string(daemon.ActSetDone)},
 			drive: func(t *testing.T, r *crashRun) {
 				r.w.ensurePolicyConfig()
