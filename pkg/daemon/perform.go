@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
@@ -81,20 +82,20 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 
 	case ActRequestDrain:
 		tl := d.store.LoadTimeline()
-		set := map[string]string{constants.DesiredDrainAnnotation: constants.DrainRequest(a.Config)}
-		var remove []string
+		request := map[string]string{constants.DesiredDrainAnnotation: constants.DrainRequest(a.Config)}
 		if a.Working {
 			metrics.ObserveSince(m.GrantWait, tl.StagedAt, now)
-			set[constants.StateAnnotation] = constants.MachineConfigDaemonStateWorking
-			remove = []string{constants.ReasonAnnotation}
 		}
 		tl.DrainRequestedAt, tl.DrainedAt = now, time.Time{}
 		_ = d.store.SaveTimeline(tl)
-		if err := d.opts.Cluster.SetAnnotations(ctx, set, remove); err != nil {
-			return err
-		}
+		var err error
 		if a.Working {
-			m.StateReported(constants.MachineConfigDaemonStateWorking, "")
+			err = d.setStateWith(ctx, constants.MachineConfigDaemonStateWorking, "", request)
+		} else {
+			err = d.opts.Cluster.SetAnnotations(ctx, request, nil)
+		}
+		if err != nil {
+			return err
 		}
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
@@ -236,7 +237,14 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 }
 
 func (d *Daemon) setState(ctx context.Context, state, reason string) error {
+	return d.setStateWith(ctx, state, reason, nil)
+}
+
+// setStateWith writes state and reason (none: the reason is removed) and
+// the annotations in also, in one patch.
+func (d *Daemon) setStateWith(ctx context.Context, state, reason string, also map[string]string) error {
 	set := map[string]string{constants.StateAnnotation: state}
+	maps.Copy(set, also)
 	var remove []string
 	if reason != "" {
 		set[constants.ReasonAnnotation] = reason

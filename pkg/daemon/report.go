@@ -13,8 +13,8 @@ import (
 // annotations are the protocol. A step's conditions are queued and written
 // together, in one status update: when the daemon has waited reportDelay
 // since its last action (for the controller, the drain controller, its
-// resync), after a failed
-// step, and before the machine goes down (a finalize or reboot). A burst of
+// resync), after a failed step, and before the machine goes down (a
+// finalize or reboot). A burst of
 // steps then costs one write instead of one per step, which at a thousand
 // nodes is thousands of writes per rollout (make bench-scale). The
 // conditions of a step show up on the MachineConfigNode shortly after the

@@ -13,8 +13,8 @@ import (
 
 // placements remembers each node's primary pool between plans. A plan of a
 // 1,000-node pool places every node of the cluster; matching each against
-// every pool's selector was a fifth of the plan's CPU (make bench-scale,
-// --controller-profile). An informer replaces a node's object when the node
+// every pool's selector was about 15% of the plans' CPU (make bench-scale,
+// --controller-profile: 0.29 s of 1.95 s; 0.12 s with this). An informer replaces a node's object when the node
 // changes, so an answer is kept per object (pointer) and per set of pools
 // (names, UIDs and generations: a selector is spec, and a status write does
 // not move the generation): any change to either places again.

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -13,12 +12,10 @@ import (
 )
 
 // listed is an in-memory ListerWatcher for one name: the config exists
-// when present says so; it records the watches stopped.
+// when present says so.
 type listed struct {
 	name    string
 	present bool
-	mu      *sync.Mutex
-	stopped map[string]bool
 }
 
 func (l listed) ListWithContext(context.Context, metav1.ListOptions) (runtime.Object, error) {
@@ -33,9 +30,6 @@ func (l listed) WatchWithContext(ctx context.Context, _ metav1.ListOptions) (wat
 	w := watch.NewFake()
 	go func() {
 		<-ctx.Done()
-		l.mu.Lock()
-		l.stopped[l.name] = true
-		l.mu.Unlock()
 		w.Stop()
 	}()
 	return w, nil
@@ -55,10 +49,8 @@ func (l listed) Watch(o metav1.ListOptions) (watch.Interface, error) {
 func TestNamedWatchesKeepTheLatelyRead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var mu sync.Mutex
-	stopped := map[string]bool{}
 	n := newNamedWatches(ctx, &mcfgv1.MachineConfig{}, 2, func(name string) cache.ListerWatcher {
-		return listed{name: name, present: name != "absent", mu: &mu, stopped: stopped}
+		return listed{name: name, present: name != "absent"}
 	})
 
 	if obj, ok := n.get(ctx, "a"); !ok || obj.(*mcfgv1.MachineConfig).Name != "a" {
