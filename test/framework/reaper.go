@@ -110,15 +110,7 @@ func startReaper() {
 // runReaper is the reaper's main loop.
 func runReaper(parent int, in *os.File) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	tracked := map[int]uint64{} // pid -> start time
-	add := func(pid int) {
-		if _, ok := tracked[pid]; ok {
-			return
-		}
-		if st, ok := startTime(pid); ok {
-			tracked[pid] = st
-		}
-	}
+	tracked := newReapSet(os.Getpid())
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(in)
@@ -133,7 +125,7 @@ func runReaper(parent int, in *os.File) {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				reap(tracked)
+				tracked.reap()
 				return
 			}
 			verb, p, _ := strings.Cut(l, " ")
@@ -142,28 +134,60 @@ func runReaper(parent int, in *os.File) {
 				continue
 			}
 			if verb == "track" {
-				add(pid)
+				tracked.add(pid)
 			} else {
-				delete(tracked, pid)
+				delete(tracked.started, pid)
 			}
 		case <-t.C:
 			for _, pid := range descendants(parent) {
-				add(pid)
+				tracked.add(pid)
 			}
-			for pid, st := range tracked {
-				if now, ok := startTime(pid); !ok || now != st {
-					delete(tracked, pid) // gone; its pid may be reused
-				}
-			}
+			tracked.forgetExited()
+		}
+	}
+}
+
+// reapSet is what the reaper will kill: pids with their start times (a pid
+// may be reused once its process is gone).
+type reapSet struct {
+	// self is the reaper's own pid. The reaper is one of its parent's
+	// descendants and leads its own process group, so tracking it would
+	// make reap kill the reaper before whatever came later in the map's
+	// random order (seen: a killed test's apiserver and etcd left running).
+	self    int
+	started map[int]uint64
+}
+
+func newReapSet(self int) *reapSet {
+	return &reapSet{self: self, started: map[int]uint64{}}
+}
+
+func (s *reapSet) add(pid int) {
+	if pid == s.self {
+		return
+	}
+	if _, ok := s.started[pid]; ok {
+		return
+	}
+	if st, ok := startTime(pid); ok {
+		s.started[pid] = st
+	}
+}
+
+// forgetExited drops the processes that are gone.
+func (s *reapSet) forgetExited() {
+	for pid, st := range s.started {
+		if now, ok := startTime(pid); !ok || now != st {
+			delete(s.started, pid)
 		}
 	}
 }
 
 // reap kills the process group (or the process) of every tracked process
 // that still runs.
-func reap(tracked map[int]uint64) {
+func (s *reapSet) reap() {
 	var killed []string
-	for pid, st := range tracked {
+	for pid, st := range s.started {
 		if now, ok := startTime(pid); !ok || now != st {
 			continue
 		}
