@@ -220,7 +220,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 		return fmt.Errorf("render controller: %w", err)
 	}
 	// The MCO's node metadata: UpdateInProgress taint, controlPlaneTopology.
-	metaCtrl, err := nodemeta.NewController(kube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs())
+	metaCtrl, err := nodemeta.NewController(kube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs(), nodemeta.Options{})
 	if err != nil {
 		return fmt.Errorf("node metadata controller: %w", err)
 	}

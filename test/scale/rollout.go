@@ -37,6 +37,10 @@ type Report struct {
 	GrantLagP50Ms float64 `json:"grant_lag_p50_ms"`
 	GrantLagP99Ms float64 `json:"grant_lag_p99_ms"`
 	GrantLags     int     `json:"grant_lags"`
+	// PerWaveS is (RolloutS - StageS) / waves: what a wave took, to set
+	// against the median node window (grant to Done) and its steps.
+	PerWaveS float64      `json:"per_wave_s"`
+	Window   WindowReport `json:"node_window"`
 
 	// Plan: tandem_mcc_plan_duration_seconds of the tenant controller over
 	// the rollout (P99Bound: the upper bound of the bucket holding it).
@@ -92,6 +96,7 @@ func (r Report) DetailLines() []string {
 		fmt.Sprintf("bench-scale: daemon_writes_per_node=%.2f daemon_reads_per_node=%.2f daemon_watches_per_node=%.2f max_unavailable_seen=%d reboots_per_node=%d..%d sim_cpu_s=%.1f",
 			r.DaemonWritesPerNode, r.DaemonReadsPerNode, r.DaemonWatchesPerNode, r.MaxUnavailableSeen, r.RebootsMin, r.RebootsMax, r.SimCPUS),
 	}
+	lines = append(lines, r.Window.Line()+fmt.Sprintf(" per_wave_s=%.1f", r.PerWaveS))
 	n := float64(r.Nodes)
 	for _, comp := range []string{"controller", "daemon", "infra"} {
 		if c := r.Tenant[comp]; c != nil {
@@ -300,6 +305,9 @@ func (w *World) fill(r *Report, before, after snapshot, t *tracker, startNodes m
 	if r.IdealS > 0 {
 		r.RolloutRatio = r.RolloutS / r.IdealS
 	}
+	if waves > 0 {
+		r.PerWaveS = (r.RolloutS - r.StageS) / waves
+	}
 	h := after.ctrl.histogramOf("tandem_mcc_plan_duration_seconds", map[string]string{"pool": w.tenant.pool}).
 		minus(before.ctrl.histogramOf("tandem_mcc_plan_duration_seconds", map[string]string{"pool": w.tenant.pool}))
 	r.Plans = int(h.total())
@@ -326,6 +334,7 @@ func (w *World) fill(r *Report, before, after snapshot, t *tracker, startNodes m
 	r.GrantLags = len(facts.GrantLags)
 	r.GrantLagP50Ms = percentile(facts.GrantLags, 0.5).Seconds() * 1000
 	r.GrantLagP99Ms = percentile(facts.GrantLags, 0.99).Seconds() * 1000
+	r.Window = windowReport(facts.Windows)
 }
 
 // finite keeps JSON encodable: -1 stands for +Inf (above the last bucket)

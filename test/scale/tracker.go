@@ -20,6 +20,7 @@ type nodeSnap struct {
 	name                            string
 	current, desired, staged, stage string
 	state                           string
+	desiredDrain, lastAppliedDrain  string
 	unschedulable                   bool
 }
 
@@ -41,7 +42,9 @@ func snapOf(n *corev1.Node, at time.Time) nodeSnap {
 	return nodeSnap{at: at, name: n.Name,
 		current: a[constants.CurrentConfigAnnotation], desired: a[constants.DesiredConfigAnnotation],
 		staged: a[constants.StagedConfigAnnotation], stage: a[constants.StageConfigAnnotation],
-		state: a[constants.StateAnnotation], unschedulable: n.Spec.Unschedulable}
+		state:        a[constants.StateAnnotation],
+		desiredDrain: a[constants.DesiredDrainAnnotation], lastAppliedDrain: a[constants.LastAppliedDrainAnnotation],
+		unschedulable: n.Spec.Unschedulable}
 }
 
 func startTracker(ctx context.Context, c *cluster) *tracker {
@@ -127,9 +130,12 @@ type rolloutFacts struct {
 	// GrantLag: after a node is done while others still wait for a
 	// grant, the time until the controller's next grant (its reaction
 	// time, which bounds the rollout only if it is large).
-	GrantLags []time.Duration
-	// Reasons nodes took long: the slowest node's total.
+	GrantLags     []time.Duration
 	Granted, Done int
+	// Windows: each node's update from its grant to Done, in the steps of
+	// the drain handshake, so the controller's part can be told from the
+	// daemon's and the simulated machine's.
+	Windows []nodeWindow
 }
 
 func analyse(tl []nodeSnap, start map[string]nodeSnap, target string) rolloutFacts {
@@ -150,6 +156,7 @@ func analyse(tl []nodeSnap, start map[string]nodeSnap, target string) rolloutFac
 	}
 	f.MaxUnavailableSeen = unavailable
 	var freedAt []time.Time // slots freed and not yet reused
+	windows := windowTracker{}
 	for _, s := range tl {
 		prev := cur[s.name]
 		cur[s.name] = s
@@ -169,6 +176,7 @@ func analyse(tl []nodeSnap, start map[string]nodeSnap, target string) rolloutFac
 				freedAt = freedAt[1:]
 			}
 		}
+		windows.see(prev, s, target)
 		if !prev.doneAt(target) && s.doneAt(target) {
 			f.Done++
 			if pending > 0 {
@@ -176,5 +184,6 @@ func analyse(tl []nodeSnap, start map[string]nodeSnap, target string) rolloutFac
 			}
 		}
 	}
+	f.Windows = windows.complete()
 	return f
 }

@@ -120,6 +120,8 @@ type TenantController struct {
 	configs mcfglisters.MachineConfigLister
 	// nodeMaintenances watches NodeMaintenance objects (nil: not served).
 	nodeMaintenances cache.SharedIndexInformer
+	// nodeCache keeps the nodes' TenantNodes between snapshots.
+	nodeCache tenantNodeCache
 }
 
 const tenantKey = "hostmaintenances"
@@ -333,14 +335,8 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		return s, err
 	}
 	members := map[string]int{}
-	membership := node.NewMembership(pools)
-	for _, n := range nodes {
-		p, err := membership.Primary(n)
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "Cannot tell the node's pool", "node", n.Name)
-		}
-		tn := tenantNodeOf(n, p)
-		s.Nodes[n.Name] = tn
+	for _, tn := range c.nodeCache.nodes(pools, nodes, klog.FromContext(ctx)) {
+		s.Nodes[tn.View.Name] = tn
 		members[tn.Pool]++
 	}
 	for _, p := range pools {

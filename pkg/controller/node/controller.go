@@ -292,7 +292,8 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 // AdmitPool) with the controller's informer cache and kube client.
 func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts) (Result, []NodeView, time.Time, error) {
 	now := c.opts.Now()
-	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: kubeNodeWriter{c.kube}}
+	w := kubeNodeWriter{kube: c.kube, fold: c.taintFold(pool)}
+	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: w}
 	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates}, &t)
 	if m := c.opts.PlanMetrics; m != nil && err == nil {
 		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
@@ -310,15 +311,33 @@ type NodeWriter interface {
 	RemoveAnnotation(ctx context.Context, node, key string) error
 }
 
-type kubeNodeWriter struct{ kube kubernetes.Interface }
+type kubeNodeWriter struct {
+	kube kubernetes.Interface
+	// fold, when set, returns a JSON patch that makes an annotation write
+	// carry the node's other changes too (nodemeta.FoldTaint); false: a
+	// plain annotation write.
+	fold func(node, key, value string) ([]byte, bool)
+}
 
 // Concurrency lets AdmitPool have this many patches in flight: one at a
 // time, a plan's writes take a round trip each (a 1,000-node stage wave,
 // seconds of holding the admission lock).
 func (kubeNodeWriter) Concurrency() int { return 16 }
 
-// SetAnnotation sets one annotation with a merge patch.
+// SetAnnotation sets one annotation with a merge patch, or with the fold's
+// patch when there is one. A refused or failed fold falls back to the merge
+// patch: setting the annotation again is harmless, and what the fold would
+// have changed is left to its own controller.
 func (k kubeNodeWriter) SetAnnotation(ctx context.Context, node, key, value string) error {
+	if k.fold != nil {
+		if patch, ok := k.fold(node, key, value); ok {
+			_, err := k.kube.CoreV1().Nodes().Patch(ctx, node, types.JSONPatchType, patch, metav1.PatchOptions{})
+			if err == nil || apierrors.IsNotFound(err) || ctx.Err() != nil {
+				return err
+			}
+			klog.FromContext(ctx).V(2).Info("Folded node write refused; writing the annotation alone", "node", node, "key", key, "err", err)
+		}
+	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ type placement struct {
 // membersOf returns the nodes whose primary pool is pool, in the order of
 // nodes; a node that cannot be placed is logged and skipped.
 func (p *placements) membersOf(pool string, pools []*mcfgv1.MachineConfigPool, nodes []*corev1.Node) []*corev1.Node {
-	key := poolsVersion(pools)
+	key := PoolsVersion(pools)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	old := p.primary
@@ -69,8 +69,9 @@ func (p *placements) membersOf(pool string, pools []*mcfgv1.MachineConfigPool, n
 	return out
 }
 
-// poolsVersion names a set of pools at their spec generations.
-func poolsVersion(pools []*mcfgv1.MachineConfigPool) string {
+// PoolsVersion names a set of pools at their spec generations: a node's
+// placement holds while it is the same.
+func PoolsVersion(pools []*mcfgv1.MachineConfigPool) string {
 	parts := make([]string, 0, len(pools))
 	for _, p := range pools {
 		parts = append(parts, fmt.Sprintf("%s/%s@%d", p.Name, p.UID, p.Generation))

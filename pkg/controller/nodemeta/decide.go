@@ -6,6 +6,9 @@
 // syncMachineConfigPool, setClusterConfigAnnotation, setUpdateInProgressTaint
 // and removeUpdateInProgressTaint; pkg/constants NodeUpdateInProgressTaint;
 // release-4.20 at afed09939d80). Decide is pure; the controller applies it.
+// The node controller's stageConfig and desiredConfig writes carry the
+// taint when they can (FoldTaint), so this controller waits DefaultDelay
+// after a change and usually finds nothing left to write.
 package nodemeta
 
 import (

@@ -9,14 +9,11 @@ import (
 	"testing"
 	"time"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -35,25 +32,11 @@ func TestUpdateDelayPlansABurstOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const nodes = 20
-	for i := range nodes {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("w%02d", i),
-			Labels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""},
-			Annotations: map[string]string{constants.CurrentConfigAnnotation: "rendered-worker-a", constants.DesiredConfigAnnotation: "rendered-worker-a",
-				constants.StateAnnotation: constants.MachineConfigDaemonStateDone}}}
-		if _, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+	names := make([]string, nodes)
+	for i := range names {
+		names[i] = fmt.Sprintf("w%02d", i)
 	}
-	one := intstr.FromInt(1)
-	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
-		Spec: mcfgv1.MachineConfigPoolSpec{
-			NodeSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}},
-			Configuration:  mcfgv1.MachineConfigPoolStatusConfiguration{ObjectReference: corev1.ObjectReference{Name: "rendered-worker-a"}},
-			MaxUnavailable: &one, Paused: true,
-		}}
-	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createWorkers(ctx, t, cp, "rendered-worker-a", true, names...)
 
 	plansOfABurst := func(delay time.Duration, round int) uint64 {
 		cctx, stop := context.WithCancel(ctx)

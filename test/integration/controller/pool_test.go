@@ -1,0 +1,41 @@
+//go:build integration
+
+package controller
+
+import (
+	"context"
+	"testing"
+
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+// createWorkers creates worker nodes done on config, as their daemons
+// would leave them, and the worker pool on config with maxUnavailable 1.
+func createWorkers(ctx context.Context, t *testing.T, cp *framework.ControlPlane, config string, paused bool, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""},
+			Annotations: map[string]string{constants.CurrentConfigAnnotation: config, constants.DesiredConfigAnnotation: config,
+				constants.StateAnnotation: constants.MachineConfigDaemonStateDone}}}
+		if _, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := intstr.FromInt(1)
+	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
+		Spec: mcfgv1.MachineConfigPoolSpec{
+			NodeSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}},
+			Configuration:  mcfgv1.MachineConfigPoolStatusConfiguration{ObjectReference: corev1.ObjectReference{Name: config}},
+			MaxUnavailable: &one, Paused: paused,
+		}}
+	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
