@@ -50,6 +50,8 @@ type Client struct {
 
 	// configs, once WatchConfigs ran, serves MachineConfig from watches.
 	configs *namedWatches
+	// own, once WatchNode runs, serves Node from the node's watch.
+	own ownNode
 }
 
 // maxConfigWatches: a node names at most five configs at once (current,
@@ -76,13 +78,18 @@ func (c *Client) WatchConfigs(ctx context.Context) {
 	})
 }
 
-// Node reads the node from the apiserver (not a cache: the daemon must see
-// its own last write before deciding again).
+// Node returns the node as of the daemon's own last write or later: from
+// the node's watch (WatchNode) once it has shown that write (waiting
+// echoWait for it), otherwise from the apiserver (see ownNode).
 func (c *Client) Node(ctx context.Context) (*corev1.Node, error) {
+	if n, ok := c.own.await(ctx, c.NodeName, echoWait); ok {
+		return n, nil
+	}
 	n, err := c.Kube.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("getting node %s: %w", c.NodeName, err)
 	}
+	c.own.known(n)
 	return n, nil
 }
 
@@ -99,9 +106,12 @@ func (c *Client) SetAnnotations(ctx context.Context, set map[string]string, remo
 	if err != nil {
 		return err
 	}
-	if _, err := c.Kube.CoreV1().Nodes().Patch(ctx, c.NodeName, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	written, err := c.Kube.CoreV1().Nodes().Patch(ctx, c.NodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		c.own.known(nil)
 		return fmt.Errorf("patching annotations of node %s: %w", c.NodeName, err)
 	}
+	c.own.known(written)
 	return nil
 }
 
@@ -309,13 +319,19 @@ func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
 		default:
 		}
 	}
-	_, inf := cache.NewInformerWithOptions(cache.InformerOptions{
+	// The store is updated before a handler runs: a wake-up's node is in
+	// it when Node reads.
+	store, inf := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw,
 		ObjectType:    &corev1.Node{},
 		ResyncPeriod:  10 * time.Minute,
 		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc: notify,
+			AddFunc: func(n any) {
+				c.own.delivered(n)
+				notify(n)
+			},
 			UpdateFunc: func(o, n any) {
+				c.own.delivered(n)
 				if decisionInputChanged(o, n) {
 					notify(n)
 				}
@@ -323,6 +339,8 @@ func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
 			DeleteFunc: notify,
 		},
 	})
+	c.own.watching(store)
+	defer c.own.watching(nil)
 	klog.FromContext(ctx).V(2).Info("watching node", "node", c.NodeName)
 	inf.RunWithContext(ctx)
 }
