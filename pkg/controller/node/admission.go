@@ -26,12 +26,41 @@ import (
 type Admission struct {
 	mu     sync.Mutex
 	expect *expectations
+	// views keeps each node object's NodeView, by node name (see View).
+	viewsMu sync.Mutex
+	views   map[string]cachedView
+}
+
+type cachedView struct {
+	obj  *corev1.Node
+	view NodeView
 }
 
 // NewAdmission returns an Admission whose unobserved writes are forgotten
 // after a minute (a write the cache never shows, e.g. overwritten at once).
 func NewAdmission() *Admission {
-	return &Admission{expect: newExpectations(time.Minute)}
+	return &Admission{expect: newExpectations(time.Minute), views: map[string]cachedView{}}
+}
+
+// View is ViewOfNode(a.Node(n, now)). A plan views every node of its pool,
+// and viewing each again at every plan was half of a plan's CPU at a
+// thousand nodes (make bench-scale, --controller-profile). Informer
+// objects are never changed in place (a change is a new object), so the
+// view of an object the overlay leaves alone is kept until the informer
+// replaces it; an overlaid node is viewed afresh.
+func (a *Admission) View(n *corev1.Node, now time.Time) NodeView {
+	o := a.expect.overlayNode(n, now)
+	if o != n {
+		return ViewOfNode(o)
+	}
+	a.viewsMu.Lock()
+	defer a.viewsMu.Unlock()
+	if c, ok := a.views[n.Name]; ok && c.obj == n {
+		return c.view
+	}
+	v := ViewOfNode(n)
+	a.views[n.Name] = cachedView{obj: n, view: v}
+	return v
 }
 
 // Lock is taken before reading the nodes a decision admits disruption on.
@@ -69,4 +98,9 @@ func (a *Admission) ExpectCordon(node string, unschedulable bool, now time.Time)
 }
 
 // Forget drops what was recorded for node (it was deleted).
-func (a *Admission) Forget(node string) { a.expect.forget(node) }
+func (a *Admission) Forget(node string) {
+	a.expect.forget(node)
+	a.viewsMu.Lock()
+	delete(a.views, node)
+	a.viewsMu.Unlock()
+}

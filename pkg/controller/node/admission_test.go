@@ -1,6 +1,7 @@
 package node
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -102,4 +103,27 @@ func TestExpectationsCordonAndRemoval(t *testing.T) {
 	if got := e.overlayNode(cachedNode("b", oldCfg), epoch.Add(2*time.Minute)); got.Spec.Unschedulable {
 		t.Fatalf("expired cordon expectation applied")
 	}
+}
+
+// View is ViewOfNode of what Node returns: an object's view is kept until
+// the informer replaces the object, and an overlaid node is viewed afresh.
+func TestAdmissionViewFollowsObjectsAndOverlay(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	adm := NewAdmission()
+	a := cachedNode("a", oldCfg)
+	check := func(step string, n *corev1.Node, wantDesired string) {
+		t.Helper()
+		got, want := adm.View(n, now), ViewOfNode(adm.Node(n, now))
+		if !reflect.DeepEqual(got, want) || got.Desired != wantDesired {
+			t.Fatalf("%s: View = %+v, want %+v (desired %s)", step, got, want, wantDesired)
+		}
+	}
+	check("first", a, oldCfg)
+	check("again", a, oldCfg)
+	adm.ExpectAnnotation("a", constants.DesiredConfigAnnotation, newCfg, now)
+	check("a grant the cache does not show yet", a, newCfg)
+	a2 := cachedNode("a", newCfg) // the informer shows the grant
+	check("the informer's new object", a2, newCfg)
+	adm.Forget("a")
+	check("forgotten", a, oldCfg)
 }

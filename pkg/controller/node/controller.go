@@ -373,7 +373,7 @@ func AdmitPool(ctx context.Context, adm *Admission, pv PoolView, list func() ([]
 	now := facts.Now
 	views := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
-		views = append(views, ViewOfNode(adm.Node(n, now)))
+		views = append(views, adm.View(n, now))
 	}
 	r := Plan(pv, views, facts)
 	if r.Status == nil {
