@@ -53,6 +53,8 @@ func TestNodeWindows(t *testing.T) {
 	r := windowReport(f.Windows)
 	for name, c := range map[string][2]float64{
 		"window":                {r.WindowS, 25},
+		"window mean":           {r.WindowMeanS, 25},
+		"window p90":            {r.WindowP90S, 25},
 		"grant to drain asked":  {r.GrantToDrainAskedS, 1},
 		"drain":                 {r.DrainS, 1},
 		"drained to uncordon":   {r.DrainedToUncordonAskedS, 21},
