@@ -91,13 +91,16 @@ type RequestCounts struct {
 	Watches      int `json:"watches"`
 	FailedWrites int `json:"failed_writes"`
 	Conflicts    int `json:"conflicts"`
+	// FailedByCode counts the failed writes by response code (429: the
+	// apiserver's priority and fairness turned it away).
+	FailedByCode map[int]int `json:"failed_by_code,omitempty"`
 	// Agents is the number of distinct user agents (daemons: nodes).
 	Agents int `json:"agents"`
 	agents map[string]bool
 }
 
 func newRequestCounts() *RequestCounts {
-	return &RequestCounts{Writes: map[string]int{}, Reads: map[string]int{}, agents: map[string]bool{}}
+	return &RequestCounts{Writes: map[string]int{}, Reads: map[string]int{}, FailedByCode: map[int]int{}, agents: map[string]bool{}}
 }
 
 // countAudit reads an audit log and counts, per component (componentOf
@@ -143,6 +146,7 @@ func countAudit(path string, from, to time.Time, componentOf func(user string) s
 			c.TotalWrites++
 			if ev.ResponseStatus != nil && ev.ResponseStatus.Code >= 400 {
 				c.FailedWrites++
+				c.FailedByCode[int(ev.ResponseStatus.Code)]++
 				if ev.ResponseStatus.Code == 409 {
 					c.Conflicts++
 				}

@@ -106,6 +106,15 @@ func (r Report) DetailLines() []string {
 	if c := r.Tenant["daemon"]; c != nil {
 		lines = append(lines, fmt.Sprintf("bench-scale: reads_per_node daemon: %s", formatCounts(c.Reads, n)))
 	}
+	for _, comp := range []string{"controller", "daemon", "infra"} {
+		if c := r.Tenant[comp]; c != nil && c.FailedWrites > 0 {
+			codes := map[string]int{}
+			for code, k := range c.FailedByCode {
+				codes[fmt.Sprint(code)] = k
+			}
+			lines = append(lines, fmt.Sprintf("bench-scale: failed_writes %s: %s", comp, formatCounts(codes, 1)))
+		}
+	}
 	return lines
 }
 
