@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -36,15 +37,18 @@ const controllerConfigName = "machine-config-controller"
 
 // DefaultDelay is how long a change waits before the nodes are looked at:
 // the node controller's stageConfig and desiredConfig writes carry the
-// taint (nodemeta.FoldTaint) and usually leave this controller nothing to
-// write, if it lets them land first. The MCO's node controller, which keeps
-// this taint, waits 5 s after a node's change (defaultUpdateDelay).
+// taint (FoldTaint) and usually leave this controller nothing to write, if
+// it lets them land first (and a new target's taints wait FoldWindow for
+// the stage wave). The MCO's node controller, which keeps this taint, waits
+// 5 s after a node's change (defaultUpdateDelay).
 const DefaultDelay = 3 * time.Second
 
 // Options tune the controller.
 type Options struct {
 	// Delay: see DefaultDelay (0: DefaultDelay; negative: at once).
 	Delay time.Duration
+	// FoldWindow: see FoldWindow (0: FoldWindow; negative: none).
+	FoldWindow time.Duration
 }
 
 // Controller applies Decide to the nodes of every pool. Keys are pool names.
@@ -56,6 +60,18 @@ type Controller struct {
 	synced     []cache.InformerSynced
 	queue      workqueue.TypedRateLimitingInterface[string]
 	delay      time.Duration
+	foldWindow time.Duration
+	now        func() time.Time
+
+	// targets remembers when each pool's target was first seen (for
+	// FoldWindow); kept in memory: after a restart the window starts again.
+	mu      sync.Mutex
+	targets map[string]seenTarget
+}
+
+type seenTarget struct {
+	name string
+	at   time.Time
 }
 
 // NewController wires the controller to shared informers.
@@ -67,9 +83,15 @@ func NewController(kube kubernetes.Interface, nodes coreinformersv1.NodeInformer
 	case opts.Delay < 0:
 		opts.Delay = 0
 	}
+	switch {
+	case opts.FoldWindow == 0:
+		opts.FoldWindow = FoldWindow
+	case opts.FoldWindow < 0:
+		opts.FoldWindow = 0
+	}
 	c := &Controller{
-		delay: opts.Delay,
-		kube:  kube, nodeLister: nodes.Lister(), poolLister: pools.Lister(), ccLister: ccs.Lister(),
+		delay: opts.Delay, foldWindow: opts.FoldWindow, now: time.Now, targets: map[string]seenTarget{},
+		kube: kube, nodeLister: nodes.Lister(), poolLister: pools.Lister(), ccLister: ccs.Lister(),
 		synced: []cache.InformerSynced{nodes.Informer().HasSynced, pools.Informer().HasSynced, ccs.Informer().HasSynced},
 		queue:  queue.New(ComponentName),
 	}
@@ -155,15 +177,38 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	} else if !apierrors.IsNotFound(err) {
 		return err
 	}
+	age := c.targetAge(pool)
+	deferred := false
 	for _, n := range nodes {
-		if Decide(n, pool, topology).Empty() {
+		ch := Decide(n, pool, topology)
+		if ch.Empty() {
+			continue
+		}
+		if LeaveToFold(n, pool, ch, age, c.foldWindow) {
+			deferred = true
 			continue
 		}
 		if err := c.apply(ctx, n.Name, pool, topology); err != nil {
 			return err
 		}
 	}
+	if deferred {
+		c.queue.AddAfter(name, c.foldWindow-age)
+	}
 	return nil
+}
+
+// targetAge is how long ago the pool's current target was first seen.
+func (c *Controller) targetAge(pool *mcfgv1.MachineConfigPool) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now, target := c.now(), pool.Spec.Configuration.Name
+	seen, ok := c.targets[pool.Name]
+	if !ok || seen.name != target {
+		seen = seenTarget{name: target, at: now}
+		c.targets[pool.Name] = seen
+	}
+	return now.Sub(seen.at)
 }
 
 // apply re-reads the node and writes what Decide asks with a strategic

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -101,6 +102,49 @@ func TestFoldTaint(t *testing.T) {
 			}
 			if !slices.Equal(got.Spec.Taints, tc.wantTaints) && !(len(got.Spec.Taints) == 0 && len(tc.wantTaints) == 0) {
 				t.Errorf("taints after the patch %v, want %v", got.Spec.Taints, tc.wantTaints)
+			}
+		})
+	}
+}
+
+// Within FoldWindow of a new target the controller leaves only the taint
+// additions that a stage write is still to carry.
+func TestLeaveToFold(t *testing.T) {
+	const old, target = "rendered-worker-a", "rendered-worker-b"
+	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: "worker"}}
+	pool.Spec.Configuration.Name = target
+	node := func(desired, stage string, taints ...corev1.Taint) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-0", Annotations: map[string]string{
+			constants.DesiredConfigAnnotation: desired, constants.CurrentConfigAnnotation: old}},
+			Spec: corev1.NodeSpec{Taints: taints}}
+		if stage != "" {
+			n.Annotations[constants.StageConfigAnnotation] = stage
+		}
+		return n
+	}
+	young, old2 := 5*time.Second, FoldWindow
+	cases := []struct {
+		name string
+		n    *corev1.Node
+		topo string
+		age  time.Duration
+		want bool
+	}{
+		{"a new target, not staged yet: the stage write brings the taint", node(old, ""), "", young, true},
+		{"staged without the taint (a refused fold): write it", node(old, target), "", young, false},
+		{"an old stage of an earlier target: still to be staged", node(old, old), "", young, true},
+		{"the window is over", node(old, ""), "", old2, false},
+		{"a removal is never left", node(target, target, UpdateInProgressTaint), "", young, false},
+		{"an annotation to write too", node(old, ""), "HighlyAvailable", young, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := Decide(tc.n, pool, tc.topo)
+			if ch.Empty() {
+				t.Fatal("the case needs a change")
+			}
+			if got := LeaveToFold(tc.n, pool, ch, tc.age, FoldWindow); got != tc.want {
+				t.Errorf("LeaveToFold = %v, want %v (change %+v)", got, tc.want, ch)
 			}
 		})
 	}
