@@ -122,6 +122,8 @@ type TenantController struct {
 	nodeMaintenances cache.SharedIndexInformer
 	// nodeCache keeps the nodes' TenantNodes between snapshots.
 	nodeCache tenantNodeCache
+	// written are the request statuses written and not yet in the informer.
+	written *writtenStatuses
 }
 
 const tenantKey = "hostmaintenances"
@@ -155,6 +157,7 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		opts:     opts,
 		events:   events,
 		metrics:  m,
+		written:  newWrittenStatuses(time.Minute),
 	}
 	c.drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { c.queue.Add(tenantKey) })
 	c.synced = []cache.InformerSynced{c.informer.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
@@ -164,6 +167,13 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		DeleteFunc: func(any) { c.queue.Add(tenantKey) },
 	}
 	if _, err := c.informer.AddEventHandler(enqueue); err != nil {
+		return nil, err
+	}
+	if _, err := c.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.written.delivered,
+		UpdateFunc: func(_, obj any) { c.written.delivered(obj) },
+		DeleteFunc: c.written.deleted,
+	}); err != nil {
 		return nil, err
 	}
 	if mc := opts.MachineConfigs; mc != nil {
@@ -312,7 +322,7 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		AnnounceWait: c.opts.AnnounceWait,
 	}
 	for _, obj := range c.informer.GetStore().List() {
-		s.Requests = append(s.Requests, obj.(*dpuv1.HostMaintenance))
+		s.Requests = append(s.Requests, c.written.current(obj.(*dpuv1.HostMaintenance), s.Now))
 	}
 	if c.nodeMaintenances != nil {
 		for _, obj := range c.nodeMaintenances.GetStore().List() {
@@ -426,18 +436,21 @@ func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUp
 		if err != nil || !exists {
 			continue // deleted meanwhile
 		}
-		cur := obj.(*dpuv1.HostMaintenance)
+		now := c.opts.Now()
+		cur := c.written.current(obj.(*dpuv1.HostMaintenance), now)
 		if string(cur.UID) != u.UID {
 			continue
 		}
 		next := cur.DeepCopy()
 		next.Status = u.Status
-		if _, err := c.hm.UpdateStatus(ctx, next); err != nil {
+		written, err := c.hm.UpdateStatus(ctx, next)
+		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
 			}
 			return fmt.Errorf("updating status of HostMaintenance %s: %w", u.Name, err)
 		}
+		c.written.wrote(written, now)
 		if cur.Status.Phase != u.Status.Phase {
 			typ := corev1.EventTypeNormal
 			if u.Status.Phase == dpuv1.PhaseRejected {
