@@ -200,20 +200,39 @@ func setThreadsIOPrio(pid int, p IOPrio) (map[int]IOPrio, error) {
 }
 
 // restoreThreadsIOPrio puts back the classes setThreadsIOPrio found; a
-// thread born since gets the main thread's.
+// thread born since gets the main thread's. Like setThreadsIOPrio it passes
+// over the threads until one pass changes nothing: a thread cloned during a
+// pass by a thread not restored yet inherits the lowered class (seen: one
+// of a Go process's threads left idle, TestApplyToProcessIOPrio).
 func restoreThreadsIOPrio(pid int, orig map[int]IOPrio) error {
-	tids, err := Threads(pid)
-	if err != nil {
-		return err
-	}
 	var errs []error
-	for _, tid := range tids {
-		p, ok := orig[tid]
-		if !ok {
-			p = orig[pid]
+	for pass := 0; pass < 5; pass++ {
+		tids, err := Threads(pid)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
 		}
-		if err := SetThreadIOPrio(tid, p); err != nil {
-			errs = append(errs, err)
+		errs = errs[:0]
+		changed := 0
+		for _, tid := range tids {
+			want, ok := orig[tid]
+			if !ok {
+				want = orig[pid]
+			}
+			got, err := GetThreadIOPrio(tid)
+			if err != nil {
+				continue // the thread exited
+			}
+			if got == want {
+				continue
+			}
+			if err := SetThreadIOPrio(tid, want); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			changed++
+		}
+		if changed == 0 {
+			break
 		}
 	}
 	return errors.Join(errs...)
