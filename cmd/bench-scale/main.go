@@ -166,6 +166,13 @@ func run(ctx context.Context, c config) (output, error) {
 	if c.skipRollout {
 		return out, nil
 	}
+	cleared, err := prepareWorkDir(c.dir)
+	if err != nil {
+		return out, err
+	}
+	if cleared {
+		logf("bench-scale: cleared %s, which an earlier run left", c.dir)
+	}
 	// The control planes' certificates and etcd data (envtest) go to TMPDIR.
 	tmp := c.dir + "/tmp"
 	if err := os.MkdirAll(tmp, 0o755); err != nil {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -293,6 +294,12 @@ func (w *World) waitRolledOut(ctx context.Context, rolling []*cluster, trackers 
 			st := p.Status
 			last += fmt.Sprintf("%s: %d/%d nodes done; pool updated=%d unavailable=%d degraded=%d; ",
 				c.name, done, len(c.nodes), st.UpdatedMachineCount, st.UnavailableMachineCount, st.DegradedMachineCount)
+			if st.DegradedMachineCount > 0 {
+				// The simulated machines never fail: a Degraded node is a
+				// broken bench or product, and the rollout would wait its
+				// whole bound for nothing.
+				return false, fmt.Errorf("%s: %d nodes degraded: %s", c.name, st.DegradedMachineCount, degradedMessage(st.Conditions))
+			}
 			if done != len(c.nodes) || st.UpdatedMachineCount != int32(len(c.nodes)) || st.Configuration.Name != targets[c] {
 				all = false
 			}
@@ -302,8 +309,11 @@ func (w *World) waitRolledOut(ctx context.Context, rolling []*cluster, trackers 
 		}
 		return all, nil
 	})
-	if err != nil {
+	if err != nil && wait.Interrupted(err) {
 		return doneAt, fmt.Errorf("rollout not finished after %s (last: %s): %w", timeout, last, err)
+	}
+	if err != nil {
+		return doneAt, fmt.Errorf("rollout failed (last: %s): %w", last, err)
 	}
 	return doneAt, nil
 }
@@ -391,4 +401,18 @@ func (w *World) check(r *Report, rolling []*cluster, targets map[*cluster]string
 	if len(r.Violations) > 20 {
 		r.Violations = append(r.Violations[:20], fmt.Sprintf("... and %d more", len(r.Violations)-20))
 	}
+}
+
+// degradedMessage is the pool's NodeDegraded message (each degraded node's
+// reason), cut to a line's worth.
+func degradedMessage(conds []mcfgv1.MachineConfigPoolCondition) string {
+	for _, c := range conds {
+		if c.Type == mcfgv1.MachineConfigPoolNodeDegraded {
+			if len(c.Message) > 600 {
+				return c.Message[:600] + "..."
+			}
+			return c.Message
+		}
+	}
+	return "(no NodeDegraded condition yet)"
 }
