@@ -68,6 +68,13 @@ func parseFlags() (config, error) {
 	flag.BoolVar(&c.keep, "keep", false, "keep --dir after the run")
 	flag.StringVar(&c.world.AuditLevel, "audit-level", "Metadata", "audit level of writes: Metadata, or Request to keep their bodies in <dir>/<cluster>/audit.log (with --keep)")
 	flag.StringVar(&c.world.ControllerProfile, "controller-profile", "", "write the tenant controller's CPU profile of the rollout's first --profile-seconds here (go tool pprof FILE)")
+	flag.Func("controller-arg", "a flag added to both machine-config-controllers (repeat it), e.g. --controller-arg=--kube-api-qps=200", func(v string) error {
+		if !strings.HasPrefix(v, "--") {
+			return fmt.Errorf("want a flag such as --kube-api-qps=200, got %q", v)
+		}
+		c.world.ControllerArgs = append(c.world.ControllerArgs, v)
+		return nil
+	})
 	flag.IntVar(&c.world.ProfileSeconds, "profile-seconds", 60, "length of --controller-profile")
 	flag.StringVar(&c.jsonPath, "json", "", "also write the figures as JSON to this file")
 	flag.DurationVar(&c.timeout, "timeout", 60*time.Minute, "bound of the rollout")
@@ -185,6 +192,9 @@ func run(ctx context.Context, c config) (output, error) {
 		return out, err
 	}
 	c.world.Dir = c.dir
+	if len(c.world.ControllerArgs) > 0 {
+		logf("bench-scale: the controllers run with %s added", strings.Join(c.world.ControllerArgs, " "))
+	}
 	c.world.Logf = logf
 	start := time.Now()
 	w, err := scale.Start(ctx, c.world)

@@ -59,6 +59,9 @@ type Options struct {
 	// controller runs with --profiling).
 	ControllerProfile string
 	ProfileSeconds    int
+	// ControllerArgs are added to both machine-config-controllers' flags,
+	// to measure a setting (--kube-api-qps, --drain-workers) at scale.
+	ControllerArgs []string
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -331,6 +334,7 @@ func (w *World) startControllers(ctx context.Context) error {
 			}
 			args = append(args, "--dpu-tenant-kubeconfig="+identity)
 		}
+		args = append(args, w.opts.ControllerArgs...)
 		if c.controller, err = startChild(c.name+" machine-config-controller", w.path(c.name, "machine-config-controller.log"), w.bin, args...); err != nil {
 			return err
 		}
