@@ -406,13 +406,12 @@ func (w *World) check(r *Report, rolling []*cluster, targets map[*cluster]string
 // degradedMessage is the pool's NodeDegraded message (each degraded node's
 // reason), cut to a line's worth.
 func degradedMessage(conds []mcfgv1.MachineConfigPoolCondition) string {
-	for _, c := range conds {
-		if c.Type == mcfgv1.MachineConfigPoolNodeDegraded {
-			if len(c.Message) > 600 {
-				return c.Message[:600] + "..."
-			}
-			return c.Message
-		}
+	c := node.FindCondition(conds, mcfgv1.MachineConfigPoolNodeDegraded)
+	switch {
+	case c == nil:
+		return "(no NodeDegraded condition yet)"
+	case len(c.Message) > 600:
+		return c.Message[:600] + "..."
 	}
-	return "(no NodeDegraded condition yet)"
+	return c.Message
 }

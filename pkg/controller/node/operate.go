@@ -17,7 +17,7 @@ import (
 func (c *Controller) recordOperational(pool *mcfgv1.MachineConfigPool, views []NodeView, r Result, now time.Time) {
 	m := c.opts.Metrics
 	m.DisruptionHeldSeconds.DeletePartialMatch(map[string]string{"pool": pool.Name})
-	if held := findCondition(r.Status.Conditions, constants.PoolDisruptionHeldCondition); held != nil && held.Status == corev1.ConditionTrue {
+	if held := FindCondition(r.Status.Conditions, constants.PoolDisruptionHeldCondition); held != nil && held.Status == corev1.ConditionTrue {
 		m.DisruptionHeldSeconds.WithLabelValues(pool.Name, held.Reason).Set(now.Sub(held.LastTransitionTime.Time).Seconds())
 	}
 	open := 0.0

@@ -43,8 +43,8 @@ func PhaseOf(n NodeView, target string) Phase {
 // UpdateFinished reports whether the pool just finished an update (Updating
 // True -> Updated True) and how long it ran.
 func UpdateFinished(prev, next mcfgv1.MachineConfigPoolStatus, now time.Time) (time.Duration, bool) {
-	was := findCondition(prev.Conditions, mcfgv1.MachineConfigPoolUpdating)
-	done := findCondition(next.Conditions, mcfgv1.MachineConfigPoolUpdated)
+	was := FindCondition(prev.Conditions, mcfgv1.MachineConfigPoolUpdating)
+	done := FindCondition(next.Conditions, mcfgv1.MachineConfigPoolUpdated)
 	if was == nil || was.Status != corev1.ConditionTrue || done == nil || done.Status != corev1.ConditionTrue {
 		return 0, false
 	}
@@ -53,7 +53,7 @@ func UpdateFinished(prev, next mcfgv1.MachineConfigPoolStatus, now time.Time) (t
 
 // UpdatingFor reports how long the pool has been updating (0 if it is not).
 func UpdatingFor(s mcfgv1.MachineConfigPoolStatus, now time.Time) time.Duration {
-	c := findCondition(s.Conditions, mcfgv1.MachineConfigPoolUpdating)
+	c := FindCondition(s.Conditions, mcfgv1.MachineConfigPoolUpdating)
 	if c == nil || c.Status != corev1.ConditionTrue {
 		return 0
 	}

@@ -126,8 +126,8 @@ func safetyHolds(holds []Hold) (HoldReason, string) {
 
 // heldEvents announces DisruptionHeld transitions once, not on every sync.
 func heldEvents(prev, next mcfgv1.MachineConfigPoolStatus) []Event {
-	was := findCondition(prev.Conditions, constants.PoolDisruptionHeldCondition)
-	now := findCondition(next.Conditions, constants.PoolDisruptionHeldCondition)
+	was := FindCondition(prev.Conditions, constants.PoolDisruptionHeldCondition)
+	now := FindCondition(next.Conditions, constants.PoolDisruptionHeldCondition)
 	wasHeld := was != nil && was.Status == corev1.ConditionTrue
 	isHeld := now != nil && now.Status == corev1.ConditionTrue
 	switch {
@@ -143,7 +143,7 @@ func heldEvents(prev, next mcfgv1.MachineConfigPoolStatus) []Event {
 // condition is left as it is, and the transition time only moves when the
 // status changes.
 func setCondition(status *mcfgv1.MachineConfigPoolStatus, c mcfgv1.MachineConfigPoolCondition) {
-	cur := findCondition(status.Conditions, c.Type)
+	cur := FindCondition(status.Conditions, c.Type)
 	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason && cur.Message == c.Message {
 		return
 	}
@@ -156,7 +156,8 @@ func setCondition(status *mcfgv1.MachineConfigPoolStatus, c mcfgv1.MachineConfig
 	status.Conditions = append(status.Conditions, c)
 }
 
-func findCondition(cs []mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
+// FindCondition is the pool condition of type t, nil when the pool has none.
+func FindCondition(cs []mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType) *mcfgv1.MachineConfigPoolCondition {
 	for i := range cs {
 		if cs[i].Type == t {
 			return &cs[i]
@@ -166,6 +167,6 @@ func findCondition(cs []mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfi
 }
 
 func conditionTrue(cs []mcfgv1.MachineConfigPoolCondition, t mcfgv1.MachineConfigPoolConditionType) bool {
-	c := findCondition(cs, t)
+	c := FindCondition(cs, t)
 	return c != nil && c.Status == corev1.ConditionTrue
 }

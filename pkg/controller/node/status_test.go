@@ -12,7 +12,7 @@ import (
 )
 
 func cond(s *mcfgv1.MachineConfigPoolStatus, t mcfgv1.MachineConfigPoolConditionType) mcfgv1.MachineConfigPoolCondition {
-	if c := findCondition(s.Conditions, t); c != nil {
+	if c := FindCondition(s.Conditions, t); c != nil {
 		return *c
 	}
 	return mcfgv1.MachineConfigPoolCondition{}
