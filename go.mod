@@ -17,8 +17,8 @@ require (
 	github.com/opencontainers/cgroups v0.1.0
 	github.com/opencontainers/go-digest v1.0.0
 	github.com/opencontainers/image-spec v1.1.1
-	github.com/openshift/api v0.0.0-20260213204242-d34f11c515b3
-	github.com/openshift/client-go v0.0.0-20251202151200-fb4471581cf8
+	github.com/openshift/api v0.0.0-20251124235416-c11dd82e305c
+	github.com/openshift/client-go v0.0.0-20251125141819-b6281947c285
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0

@@ -5,7 +5,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +genclient
 // +genclient:nonNamespaced
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-// +openshift:validation:FeatureGateAwareXValidation:featureGate=ExternalOIDC;ExternalOIDCWithUIDAndExtraClaimMappings;ExternalOIDCWithUpstreamParity,rule="!has(self.spec.oidcProviders) || self.spec.oidcProviders.all(p, !has(p.oidcClients) || p.oidcClients.all(specC, self.status.oidcClients.exists(statusC, statusC.componentNamespace == specC.componentNamespace && statusC.componentName == specC.componentName) || (has(oldSelf.spec.oidcProviders) && oldSelf.spec.oidcProviders.exists(oldP, oldP.name == p.name && has(oldP.oidcClients) && oldP.oidcClients.exists(oldC, oldC.componentNamespace == specC.componentNamespace && oldC.componentName == specC.componentName)))))",message="all oidcClients in the oidcProviders must match their componentName and componentNamespace to either a previously configured oidcClient or they must exist in the status.oidcClients"
+// +openshift:validation:FeatureGateAwareXValidation:featureGate=ExternalOIDC;ExternalOIDCWithUIDAndExtraClaimMappings,rule="!has(self.spec.oidcProviders) || self.spec.oidcProviders.all(p, !has(p.oidcClients) || p.oidcClients.all(specC, self.status.oidcClients.exists(statusC, statusC.componentNamespace == specC.componentNamespace && statusC.componentName == specC.componentName) || (has(oldSelf.spec.oidcProviders) && oldSelf.spec.oidcProviders.exists(oldP, oldP.name == p.name && has(oldP.oidcClients) && oldP.oidcClients.exists(oldC, oldC.componentNamespace == specC.componentNamespace && oldC.componentName == specC.componentName)))))",message="all oidcClients in the oidcProviders must match their componentName and componentNamespace to either a previously configured oidcClient or they must exist in the status.oidcClients"
 
 // Authentication specifies cluster-wide settings for authentication (like OAuth and
 // webhook token authenticators). The canonical name of an instance is `cluster`.
@@ -80,7 +80,8 @@ type AuthenticationSpec struct {
 	// +optional
 	ServiceAccountIssuer string `json:"serviceAccountIssuer"`
 
-	// oidcProviders are OIDC identity providers that can issue tokens for this cluster
+	// oidcProviders are OIDC identity providers that can issue tokens
+	// for this cluster
 	// Can only be set if "Type" is set to "OIDC".
 	//
 	// At most one provider can be configured.
@@ -90,7 +91,6 @@ type AuthenticationSpec struct {
 	// +kubebuilder:validation:MaxItems=1
 	// +openshift:enable:FeatureGate=ExternalOIDC
 	// +openshift:enable:FeatureGate=ExternalOIDCWithUIDAndExtraClaimMappings
-	// +openshift:enable:FeatureGate=ExternalOIDCWithUpstreamParity
 	// +optional
 	OIDCProviders []OIDCProvider `json:"oidcProviders,omitempty"`
 }
@@ -112,7 +112,8 @@ type AuthenticationStatus struct {
 	// +optional
 	IntegratedOAuthMetadata ConfigMapNameReference `json:"integratedOAuthMetadata"`
 
-	// oidcClients is where participating operators place the current OIDC client status for OIDC clients that can be customized by the cluster-admin.
+	// oidcClients is where participating operators place the current OIDC client status
+	// for OIDC clients that can be customized by the cluster-admin.
 	//
 	// +listType=map
 	// +listMapKey=componentNamespace
@@ -144,7 +145,8 @@ type AuthenticationType string
 
 const (
 	// None means that no cluster managed authentication system is in place.
-	// Note that user login will only work if a manually configured system is in place and referenced in authentication spec via oauthMetadata and
+	// Note that user login will only work if a manually configured system is in place and
+	// referenced in authentication spec via oauthMetadata and
 	// webhookTokenAuthenticator/oidcProviders
 	AuthenticationTypeNone AuthenticationType = "None"
 
@@ -196,8 +198,10 @@ const (
 )
 
 type OIDCProvider struct {
-	// name is a required field that configures the unique human-readable identifier associated with the identity provider.
-	// It is used to distinguish between multiple identity providers and has no impact on token validation or authentication mechanics.
+	// name is a required field that configures the unique human-readable identifier
+	// associated with the identity provider.
+	// It is used to distinguish between multiple identity providers
+	// and has no impact on token validation or authentication mechanics.
 	//
 	// name must not be an empty string ("").
 	//
@@ -205,12 +209,15 @@ type OIDCProvider struct {
 	// +required
 	Name string `json:"name"`
 
-	// issuer is a required field that configures how the platform interacts with the identity provider and how tokens issued from the identity provider are evaluated by the Kubernetes API server.
+	// issuer is a required field that configures how the platform interacts
+	// with the identity provider and how tokens issued from the identity provider
+	// are evaluated by the Kubernetes API server.
 	//
 	// +required
 	Issuer TokenIssuer `json:"issuer"`
 
-	// oidcClients is an optional field that configures how on-cluster, platform clients should request tokens from the identity provider.
+	// oidcClients is an optional field that configures how on-cluster,
+	// platform clients should request tokens from the identity provider.
 	// oidcClients must not exceed 20 entries and entries must have unique namespace/name pairs.
 	//
 	// +listType=map
@@ -220,40 +227,32 @@ type OIDCProvider struct {
 	// +optional
 	OIDCClients []OIDCClientConfig `json:"oidcClients"`
 
-	// claimMappings is a required field that configures the rules to be used by the Kubernetes API server for translating claims in a JWT token, issued by the identity provider, to a cluster identity.
+	// claimMappings is a required field that configures the rules to be used by
+	// the Kubernetes API server for translating claims in a JWT token, issued
+	// by the identity provider, to a cluster identity.
 	//
 	// +required
 	ClaimMappings TokenClaimMappings `json:"claimMappings"`
 
-	// claimValidationRules is an optional field that configures the rules to be used by the Kubernetes API server for validating the claims in a JWT token issued by the identity provider.
+	// claimValidationRules is an optional field that configures the rules to
+	// be used by the Kubernetes API server for validating the claims in a JWT
+	// token issued by the identity provider.
 	//
 	// Validation rules are joined via an AND operation.
 	//
 	// +listType=atomic
 	// +optional
 	ClaimValidationRules []TokenClaimValidationRule `json:"claimValidationRules,omitempty"`
-
-	// userValidationRules is an optional field that configures the set of rules used to validate the cluster user identity that was constructed via mapping token claims to user identity attributes.
-	// Rules are CEL expressions that must evaluate to 'true' for authentication to succeed.
-	// If any rule in the chain of rules evaluates to 'false', authentication will fail.
-	// When specified, at least one rule must be specified and no more than 64 rules may be specified.
-	//
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:MinItems=1
-	// +listType=map
-	// +listMapKey=expression
-	// +optional
-	// +openshift:enable:FeatureGate=ExternalOIDCWithUpstreamParity
-	UserValidationRules []TokenUserValidationRule `json:"userValidationRules,omitempty"`
 }
 
 // +kubebuilder:validation:MinLength=1
 type TokenAudience string
 
-// +openshift:validation:FeatureGateAwareXValidation:featureGate=ExternalOIDCWithUpstreamParity,rule="self.?discoveryURL.orValue(\"\").size() > 0 ? (self.issuerURL.size() == 0 || self.discoveryURL.find('^.+[^/]') != self.issuerURL.find('^.+[^/]')) : true",message="discoveryURL must be different from issuerURL"
 type TokenIssuer struct {
-	// issuerURL is a required field that configures the URL used to issue tokens by the identity provider.
-	// The Kubernetes API server determines how authentication tokens should be handled by matching the 'iss' claim in the JWT to the issuerURL of configured identity providers.
+	// issuerURL is a required field that configures the URL used to issue tokens
+	// by the identity provider.
+	// The Kubernetes API server determines how authentication tokens should be handled
+	// by matching the 'iss' claim in the JWT to the issuerURL of configured identity providers.
 	//
 	// Must be at least 1 character and must not exceed 512 characters in length.
 	// Must be a valid URL that uses the 'https' scheme and does not contain a query, fragment or user.
@@ -268,7 +267,8 @@ type TokenIssuer struct {
 	// +required
 	URL string `json:"issuerURL"`
 
-	// audiences is a required field that configures the acceptable audiences the JWT token, issued by the identity provider, must be issued to.
+	// audiences is a required field that configures the acceptable audiences
+	// the JWT token, issued by the identity provider, must be issued to.
 	// At least one of the entries must match the 'aud' claim in the JWT token.
 	//
 	// audiences must contain at least one entry and must not exceed ten entries.
@@ -279,65 +279,54 @@ type TokenIssuer struct {
 	// +required
 	Audiences []TokenAudience `json:"audiences"`
 
-	// issuerCertificateAuthority is an optional field that configures the certificate authority, used by the Kubernetes API server, to validate the connection to the identity provider when fetching discovery information.
+	// issuerCertificateAuthority is an optional field that configures the
+	// certificate authority, used by the Kubernetes API server, to validate
+	// the connection to the identity provider when fetching discovery information.
 	//
 	// When not specified, the system trust is used.
 	//
-	// When specified, it must reference a ConfigMap in the openshift-config namespace containing the PEM-encoded CA certificates under the 'ca-bundle.crt' key in the data field of the ConfigMap.
+	// When specified, it must reference a ConfigMap in the openshift-config
+	// namespace containing the PEM-encoded CA certificates under the 'ca-bundle.crt'
+	// key in the data field of the ConfigMap.
 	//
 	// +optional
 	CertificateAuthority ConfigMapNameReference `json:"issuerCertificateAuthority"`
-	// discoveryURL is an optional field that, if specified, overrides the default discovery endpoint used to retrieve OIDC configuration metadata.
-	// By default, the discovery URL is derived from `issuerURL` as "{issuerURL}/.well-known/openid-configuration".
-	//
-	// The discoveryURL must be a valid absolute HTTPS URL.
-	// It must not contain query parameters, user information, or fragments.
-	// Additionally, it must differ from the value of `issuerURL` (ignoring trailing slashes).
-	// The discoveryURL value must be at least 1 character long and no longer than 2048 characters.
-	//
-	// +optional
-	// +openshift:enable:FeatureGate=ExternalOIDCWithUpstreamParity
-	// +kubebuilder:validation:XValidation:rule="isURL(self)",message="discoveryURL must be a valid URL"
-	// +kubebuilder:validation:XValidation:rule="url(self).getScheme() == 'https'",message="discoveryURL must be a valid https URL"
-	// +kubebuilder:validation:XValidation:rule="url(self).getQuery().size() == 0",message="discoveryURL must not contain query parameters"
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[^#]*$')",message="discoveryURL must not contain fragments"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^https://.+:.+@.+/.*$')",message="discoveryURL must not contain user info"
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=2048
-	DiscoveryURL string `json:"discoveryURL,omitempty"`
 }
 
 type TokenClaimMappings struct {
-	// username is a required field that configures how the username of a cluster identity should be constructed from the claims in a JWT token issued by the identity provider.
+	// username is a required field that configures how the username of a cluster identity
+	// should be constructed from the claims in a JWT token issued by the identity provider.
 	//
 	// +required
 	Username UsernameClaimMapping `json:"username"`
 
-	// groups is an optional field that configures how the groups of a cluster identity should be constructed from the claims in a JWT token issued by the identity provider.
-	//
-	// When referencing a claim, if the claim is present in the JWT token, its value must be a list of groups separated by a comma (',').
-	//
+	// groups is an optional field that configures how the groups of a cluster identity
+	// should be constructed from the claims in a JWT token issued
+	// by the identity provider.
+	// When referencing a claim, if the claim is present in the JWT
+	// token, its value must be a list of groups separated by a comma (',').
 	// For example - '"example"' and '"exampleOne", "exampleTwo", "exampleThree"' are valid claim values.
 	//
 	// +optional
 	Groups PrefixedClaimMapping `json:"groups,omitempty"`
 
-	// uid is an optional field for configuring the claim mapping used to construct the uid for the cluster identity.
+	// uid is an optional field for configuring the claim mapping
+	// used to construct the uid for the cluster identity.
 	//
 	// When using uid.claim to specify the claim it must be a single string value.
 	// When using uid.expression the expression must result in a single string value.
 	//
-	// When omitted, this means the user has no opinion and the platform is left to choose a default, which is subject to change over time.
-	//
+	// When omitted, this means the user has no opinion and the platform
+	// is left to choose a default, which is subject to change over time.
 	// The current default is to use the 'sub' claim.
 	//
 	// +optional
 	// +openshift:enable:FeatureGate=ExternalOIDCWithUIDAndExtraClaimMappings
 	UID *TokenClaimOrExpressionMapping `json:"uid,omitempty"`
 
-	// extra is an optional field for configuring the mappings used to construct the extra attribute for the cluster identity.
+	// extra is an optional field for configuring the mappings
+	// used to construct the extra attribute for the cluster identity.
 	// When omitted, no extra attributes will be present on the cluster identity.
-	//
 	// key values for extra mappings must be unique.
 	// A maximum of 32 extra attribute mappings may be provided.
 	//
@@ -349,39 +338,52 @@ type TokenClaimMappings struct {
 	Extra []ExtraMapping `json:"extra,omitempty"`
 }
 
-// TokenClaimMapping allows specifying a JWT token claim to be used when mapping claims from an authentication token to cluster identities.
+// TokenClaimMapping allows specifying a JWT token
+// claim to be used when mapping claims from an
+// authentication token to cluster identities.
 type TokenClaimMapping struct {
-	// claim is a required field that configures the JWT token claim whose value is assigned to the cluster identity field associated with this mapping.
+	// claim is a required field that configures the JWT token
+	// claim whose value is assigned to the cluster identity
+	// field associated with this mapping.
 	//
 	// +required
 	Claim string `json:"claim"`
 }
 
-// TokenClaimOrExpressionMapping allows specifying either a JWT token claim or CEL expression to be used when mapping claims from an authentication token to cluster identities.
+// TokenClaimOrExpressionMapping allows specifying either a JWT
+// token claim or CEL expression to be used when mapping claims
+// from an authentication token to cluster identities.
 // +kubebuilder:validation:XValidation:rule="has(self.claim) ? !has(self.expression) : has(self.expression)",message="precisely one of claim or expression must be set"
 type TokenClaimOrExpressionMapping struct {
-	// claim is an optional field for specifying the JWT token claim that is used in the mapping.
-	// The value of this claim will be assigned to the field in which this mapping is associated.
+	// claim is an optional field for specifying the
+	// JWT token claim that is used in the mapping.
+	// The value of this claim will be assigned to
+	// the field in which this mapping is associated.
 	//
 	// Precisely one of claim or expression must be set.
 	// claim must not be specified when expression is set.
-	// When specified, claim must be at least 1 character in length and must not exceed 256 characters in length.
+	// When specified, claim must be at least 1 character in length
+	// and must not exceed 256 characters in length.
 	//
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:MinLength=1
 	Claim string `json:"claim,omitempty"`
 
-	// expression is an optional field for specifying a CEL expression that produces a string value from JWT token claims.
+	// expression is an optional field for specifying a
+	// CEL expression that produces a string value from
+	// JWT token claims.
 	//
-	// CEL expressions have access to the token claims through a CEL variable, 'claims'.
+	// CEL expressions have access to the token claims
+	// through a CEL variable, 'claims'.
 	// 'claims' is a map of claim names to claim values.
 	// For example, the 'sub' claim value can be accessed as 'claims.sub'.
 	// Nested claims can be accessed using dot notation ('claims.foo.bar').
 	//
 	// Precisely one of claim or expression must be set.
 	// expression must not be specified when claim is set.
-	// When specified, expression must be at least 1 character in length and must not exceed 1024 characters in length.
+	// When specified, expression must be at least 1 character in length
+	// and must not exceed 1024 characters in length.
 	//
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
@@ -389,10 +391,13 @@ type TokenClaimOrExpressionMapping struct {
 	Expression string `json:"expression,omitempty"`
 }
 
-// ExtraMapping allows specifying a key and CEL expression to evaluate the keys' value.
-// It is used to create additional mappings and attributes added to a cluster identity from a provided authentication token.
+// ExtraMapping allows specifying a key and CEL expression
+// to evaluate the keys' value. It is used to create additional
+// mappings and attributes added to a cluster identity from
+// a provided authentication token.
 type ExtraMapping struct {
-	// key is a required field that specifies the string to use as the extra attribute key.
+	// key is a required field that specifies the string
+	// to use as the extra attribute key.
 	//
 	// key must be a domain-prefix path (e.g 'example.org/foo').
 	// key must not exceed 510 characters in length.
@@ -405,7 +410,8 @@ type ExtraMapping struct {
 	// It must only contain lower case alphanumeric characters and '-' or '.'.
 	// It must not use the reserved domains, or be subdomains of, "kubernetes.io", "k8s.io", and "openshift.io".
 	//
-	// The path portion of the key (string of characters after the '/') must not be empty and must consist of at least one alphanumeric character, percent-encoded octets, '-', '.', '_', '~', '!', '$', '&', ''', '(', ')', '*', '+', ',', ';', '=', and ':'.
+	// The path portion of the key (string of characters after the '/') must not be empty and must consist of at least one
+	// alphanumeric character, percent-encoded octets, '-', '.', '_', '~', '!', '$', '&', ''', '(', ')', '*', '+', ',', ';', '=', and ':'.
 	// It must not exceed 256 characters in length.
 	//
 	// +required
@@ -427,12 +433,14 @@ type ExtraMapping struct {
 	// +kubebuilder:validation:XValidation:rule="self.split('/', 2)[1].size() <= 256",message="the path of the key must not exceed 256 characters in length"
 	Key string `json:"key"`
 
-	// valueExpression is a required field to specify the CEL expression to extract the extra attribute value from a JWT token's claims.
+	// valueExpression is a required field to specify the CEL expression to extract
+	// the extra attribute value from a JWT token's claims.
 	// valueExpression must produce a string or string array value.
 	// "", [], and null are treated as the extra mapping not being present.
 	// Empty string values within an array are filtered out.
 	//
-	// CEL expressions have access to the token claims through a CEL variable, 'claims'.
+	// CEL expressions have access to the token claims
+	// through a CEL variable, 'claims'.
 	// 'claims' is a map of claim names to claim values.
 	// For example, the 'sub' claim value can be accessed as 'claims.sub'.
 	// Nested claims can be accessed using dot notation ('claims.foo.bar').
@@ -446,10 +454,12 @@ type ExtraMapping struct {
 	ValueExpression string `json:"valueExpression"`
 }
 
-// OIDCClientConfig configures how platform clients interact with identity providers as an authentication method.
+// OIDCClientConfig configures how platform clients
+// interact with identity providers as an authentication
+// method
 type OIDCClientConfig struct {
-	// componentName is a required field that specifies the name of the platform component being configured to use the identity provider as an authentication mode.
-	//
+	// componentName is a required field that specifies the name of the platform
+	// component being configured to use the identity provider as an authentication mode.
 	// It is used in combination with componentNamespace as a unique identifier.
 	//
 	// componentName must not be an empty string ("") and must not exceed 256 characters in length.
@@ -459,8 +469,9 @@ type OIDCClientConfig struct {
 	// +required
 	ComponentName string `json:"componentName"`
 
-	// componentNamespace is a required field that specifies the namespace in which the platform component being configured to use the identity provider as an authentication mode is running.
-	//
+	// componentNamespace is a required field that specifies the namespace in which the
+	// platform component being configured to use the identity provider as an authentication
+	// mode is running.
 	// It is used in combination with componentName as a unique identifier.
 	//
 	// componentNamespace must not be an empty string ("") and must not exceed 63 characters in length.
@@ -470,8 +481,11 @@ type OIDCClientConfig struct {
 	// +required
 	ComponentNamespace string `json:"componentNamespace"`
 
-	// clientID is a required field that configures the client identifier, from the identity provider, that the platform component uses for authentication requests made to the identity provider.
-	// The identity provider must accept this identifier for platform components to be able to use the identity provider as an authentication mode.
+	// clientID is a required field that configures the client identifier, from
+	// the identity provider, that the platform component uses for authentication
+	// requests made to the identity provider.
+	// The identity provider must accept this identifier for platform components
+	// to be able to use the identity provider as an authentication mode.
 	//
 	// clientID must not be an empty string ("").
 	//
@@ -479,21 +493,27 @@ type OIDCClientConfig struct {
 	// +required
 	ClientID string `json:"clientID"`
 
-	// clientSecret is an optional field that configures the client secret used by the platform component when making authentication requests to the identity provider.
+	// clientSecret is an optional field that configures the client secret used
+	// by the platform component when making authentication requests to the identity provider.
 	//
-	// When not specified, no client secret will be used when making authentication requests to the identity provider.
+	// When not specified, no client secret will be used when making authentication requests
+	// to the identity provider.
 	//
-	// When specified, clientSecret references a Secret in the 'openshift-config' namespace that contains the client secret in the 'clientSecret' key of the '.data' field.
-	//
+	// When specified, clientSecret references a Secret in the 'openshift-config'
+	// namespace that contains the client secret in the 'clientSecret' key of the '.data' field.
 	// The client secret will be used when making authentication requests to the identity provider.
 	//
-	// Public clients do not require a client secret but private clients do require a client secret to work with the identity provider.
+	// Public clients do not require a client secret but private
+	// clients do require a client secret to work with the identity provider.
 	//
 	// +optional
 	ClientSecret SecretNameReference `json:"clientSecret"`
 
-	// extraScopes is an optional field that configures the extra scopes that should be requested by the platform component when making authentication requests to the identity provider.
-	// This is useful if you have configured claim mappings that requires specific scopes to be requested beyond the standard OIDC scopes.
+	// extraScopes is an optional field that configures the extra scopes that should
+	// be requested by the platform component when making authentication requests to the
+	// identity provider.
+	// This is useful if you have configured claim mappings that requires specific
+	// scopes to be requested beyond the standard OIDC scopes.
 	//
 	// When omitted, no additional scopes are requested.
 	//
@@ -506,7 +526,8 @@ type OIDCClientConfig struct {
 // of platform components and how they interact with
 // the configured identity providers.
 type OIDCClientStatus struct {
-	// componentName is a required field that specifies the name of the platform component using the identity provider as an authentication mode.
+	// componentName is a required field that specifies the name of the platform
+	// component using the identity provider as an authentication mode.
 	// It is used in combination with componentNamespace as a unique identifier.
 	//
 	// componentName must not be an empty string ("") and must not exceed 256 characters in length.
@@ -516,8 +537,9 @@ type OIDCClientStatus struct {
 	// +required
 	ComponentName string `json:"componentName"`
 
-	// componentNamespace is a required field that specifies the namespace in which the platform component using the identity provider as an authentication mode is running.
-	//
+	// componentNamespace is a required field that specifies the namespace in which the
+	// platform component using the identity provider as an authentication
+	// mode is running.
 	// It is used in combination with componentName as a unique identifier.
 	//
 	// componentNamespace must not be an empty string ("") and must not exceed 63 characters in length.
@@ -528,7 +550,6 @@ type OIDCClientStatus struct {
 	ComponentNamespace string `json:"componentNamespace"`
 
 	// currentOIDCClients is an optional list of clients that the component is currently using.
-	//
 	// Entries must have unique issuerURL/clientID pairs.
 	//
 	// +listType=map
@@ -537,7 +558,8 @@ type OIDCClientStatus struct {
 	// +optional
 	CurrentOIDCClients []OIDCClientReference `json:"currentOIDCClients"`
 
-	// consumingUsers is an optional list of ServiceAccounts requiring read permissions on the `clientSecret` secret.
+	// consumingUsers is an optional list of ServiceAccounts requiring
+	// read permissions on the `clientSecret` secret.
 	//
 	// consumingUsers must not exceed 5 entries.
 	//
@@ -563,7 +585,8 @@ type OIDCClientStatus struct {
 // OIDCClientReference is a reference to a platform component
 // client configuration.
 type OIDCClientReference struct {
-	// oidcProviderName is a required reference to the 'name' of the identity provider configured in 'oidcProviders' that this client is associated with.
+	// oidcProviderName is a required reference to the 'name' of the identity provider
+	// configured in 'oidcProviders' that this client is associated with.
 	//
 	// oidcProviderName must not be an empty string ("").
 	//
@@ -571,7 +594,8 @@ type OIDCClientReference struct {
 	// +required
 	OIDCProviderName string `json:"oidcProviderName"`
 
-	// issuerURL is a required field that specifies the URL of the identity provider that this client is configured to make requests against.
+	// issuerURL is a required field that specifies the URL of the identity
+	// provider that this client is configured to make requests against.
 	//
 	// issuerURL must use the 'https' scheme.
 	//
@@ -579,7 +603,9 @@ type OIDCClientReference struct {
 	// +required
 	IssuerURL string `json:"issuerURL"`
 
-	// clientID is a required field that specifies the client identifier, from the identity provider, that the platform component is using for authentication requests made to the identity provider.
+	// clientID is a required field that specifies the client identifier, from
+	// the identity provider, that the platform component is using for authentication
+	// requests made to the identity provider.
 	//
 	// clientID must not be empty.
 	//
@@ -591,7 +617,9 @@ type OIDCClientReference struct {
 // +kubebuilder:validation:XValidation:rule="has(self.prefixPolicy) && self.prefixPolicy == 'Prefix' ? (has(self.prefix) && size(self.prefix.prefixString) > 0) : !has(self.prefix)",message="prefix must be set if prefixPolicy is 'Prefix', but must remain unset otherwise"
 // +union
 type UsernameClaimMapping struct {
-	// claim is a required field that configures the JWT token claim whose value is assigned to the cluster identity field associated with this mapping.
+	// claim is a required field that configures the JWT token
+	// claim whose value is assigned to the cluster identity
+	// field associated with this mapping.
 	//
 	// claim must not be an empty string ("") and must not exceed 256 characters.
 	//
@@ -600,21 +628,23 @@ type UsernameClaimMapping struct {
 	// +kubebuilder:validation:MaxLength:=256
 	Claim string `json:"claim"`
 
-	// prefixPolicy is an optional field that configures how a prefix should be applied to the value of the JWT claim specified in the 'claim' field.
+	// prefixPolicy is an optional field that configures how a prefix should be
+	// applied to the value of the JWT claim specified in the 'claim' field.
 	//
 	// Allowed values are 'Prefix', 'NoPrefix', and omitted (not provided or an empty string).
 	//
-	// When set to 'Prefix', the value specified in the prefix field will be prepended to the value of the JWT claim.
-	//
+	// When set to 'Prefix', the value specified in the prefix field will be
+	// prepended to the value of the JWT claim.
 	// The prefix field must be set when prefixPolicy is 'Prefix'.
 	//
-	// When set to 'NoPrefix', no prefix will be prepended to the value of the JWT claim.
+	// When set to 'NoPrefix', no prefix will be prepended to the value
+	// of the JWT claim.
 	//
-	// When omitted, this means no opinion and the platform is left to choose any prefixes that are applied which is subject to change over time.
-	// Currently, the platform prepends `{issuerURL}#` to the value of the JWT claim when the claim is not 'email'.
-	//
+	// When omitted, this means no opinion and the platform is left to choose
+	// any prefixes that are applied which is subject to change over time.
+	// Currently, the platform prepends `{issuerURL}#` to the value of the JWT claim
+	// when the claim is not 'email'.
 	// As an example, consider the following scenario:
-	//
 	//    `prefix` is unset, `issuerURL` is set to `https://myoidc.tld`,
 	//    the JWT claims include "username":"userA" and "email":"userA@myoidc.tld",
 	//    and `claim` is set to:
@@ -626,7 +656,8 @@ type UsernameClaimMapping struct {
 	// +unionDiscriminator
 	PrefixPolicy UsernamePrefixPolicy `json:"prefixPolicy"`
 
-	// prefix configures the prefix that should be prepended to the value of the JWT claim.
+	// prefix configures the prefix that should be prepended to the value
+	// of the JWT claim.
 	//
 	// prefix must be set when prefixPolicy is set to 'Prefix' and must be unset otherwise.
 	//
@@ -635,7 +666,9 @@ type UsernameClaimMapping struct {
 	Prefix *UsernamePrefix `json:"prefix"`
 }
 
-// UsernamePrefixPolicy configures how prefixes should be applied to values extracted from the JWT claims during the process of mapping JWT claims to cluster identity attributes.
+// UsernamePrefixPolicy configures how prefixes should be applied
+// to values extracted from the JWT claims during the process of mapping
+// JWT claims to cluster identity attributes.
 // +enum
 type UsernamePrefixPolicy string
 
@@ -654,7 +687,9 @@ var (
 // UsernamePrefix configures the string that should
 // be used as a prefix for username claim mappings.
 type UsernamePrefix struct {
-	// prefixString is a required field that configures the prefix that will be applied to cluster identity username attribute during the process of mapping JWT claims to cluster identity attributes.
+	// prefixString is a required field that configures the prefix that will
+	// be applied to cluster identity username attribute
+	// during the process of mapping JWT claims to cluster identity attributes.
 	//
 	// prefixString must not be an empty string ("").
 	//
@@ -668,62 +703,51 @@ type UsernamePrefix struct {
 type PrefixedClaimMapping struct {
 	TokenClaimMapping `json:",inline"`
 
-	// prefix is an optional field that configures the prefix that will be applied to the cluster identity attribute during the process of mapping JWT claims to cluster identity attributes.
+	// prefix is an optional field that configures the prefix that will be
+	// applied to the cluster identity attribute during the process of mapping
+	// JWT claims to cluster identity attributes.
 	//
 	// When omitted (""), no prefix is applied to the cluster identity attribute.
 	//
-	// Example: if `prefix` is set to "myoidc:" and the `claim` in JWT contains an array of strings "a", "b" and "c", the mapping will result in an array of string "myoidc:a", "myoidc:b" and "myoidc:c".
+	// Example: if `prefix` is set to "myoidc:" and the `claim` in JWT contains
+	// an array of strings "a", "b" and  "c", the mapping will result in an
+	// array of string "myoidc:a", "myoidc:b" and "myoidc:c".
 	//
 	// +optional
 	Prefix string `json:"prefix"`
 }
 
-// TokenValidationRuleType defines the type of token validation rule.
+// TokenValidationRuleType represents the different
+// claim validation rule types that can be configured.
 // +enum
-// +openshift:validation:FeatureGateAwareEnum:featureGate="",enum="RequiredClaim";
-// +openshift:validation:FeatureGateAwareEnum:featureGate=ExternalOIDC,enum="RequiredClaim";
-// +openshift:validation:FeatureGateAwareEnum:featureGate=ExternalOIDCWithUIDAndExtraClaimMappings,enum="RequiredClaim";
-// +openshift:validation:FeatureGateAwareEnum:featureGate=ExternalOIDCWithUpstreamParity,enum="RequiredClaim";"CEL"
 type TokenValidationRuleType string
 
 const (
-	// TokenValidationRuleTypeRequiredClaim indicates that the token must contain a specific claim.
-	// Used as a value for TokenValidationRuleType.
 	TokenValidationRuleTypeRequiredClaim = "RequiredClaim"
-	// TokenValidationRuleTypeCEL indicates that the token validation is defined via a CEL expression.
-	// Used as a value for TokenValidationRuleType.
-	TokenValidationRuleTypeCEL = "CEL"
 )
 
-// TokenClaimValidationRule represents a validation rule based on token claims.
-// If type is RequiredClaim, requiredClaim must be set.
-// If Type is CEL, CEL must be set and RequiredClaim must be omitted.
-//
-// +kubebuilder:validation:XValidation:rule="has(self.type) && self.type == 'RequiredClaim' ? has(self.requiredClaim) : !has(self.requiredClaim)",message="requiredClaim must be set when type is 'RequiredClaim', and forbidden otherwise"
-// +openshift:validation:FeatureGateAwareXValidation:featureGate=ExternalOIDCWithUpstreamParity,rule="has(self.type) && self.type == 'CEL' ? has(self.cel) : !has(self.cel)",message="cel must be set when type is 'CEL', and forbidden otherwise"
 type TokenClaimValidationRule struct {
 	// type is an optional field that configures the type of the validation rule.
 	//
-	// Allowed values are "RequiredClaim" and "CEL".
+	// Allowed values are 'RequiredClaim' and omitted (not provided or an empty string).
 	//
-	// When set to 'RequiredClaim', the Kubernetes API server will be configured to validate that the incoming JWT contains the required claim and that its value matches the required value.
+	// When set to 'RequiredClaim', the Kubernetes API server
+	// will be configured to validate that the incoming JWT
+	// contains the required claim and that its value matches
+	// the required value.
 	//
-	// When set to 'CEL', the Kubernetes API server will be configured to validate the incoming JWT against the configured CEL expression.
-	// +required
+	// Defaults to 'RequiredClaim'.
+	//
+	// +kubebuilder:validation:Enum={"RequiredClaim"}
+	// +kubebuilder:default="RequiredClaim"
 	Type TokenValidationRuleType `json:"type"`
 
-	// requiredClaim allows configuring a required claim name and its expected value.
-	// This field is required when `type` is set to RequiredClaim, and must be omitted when `type` is set to any other value.
-	// The Kubernetes API server uses this field to validate if an incoming JWT is valid for this identity provider.
+	// requiredClaim is an optional field that configures the required claim
+	// and value that the Kubernetes API server will use to validate if an incoming
+	// JWT is valid for this identity provider.
 	//
 	// +optional
 	RequiredClaim *TokenRequiredClaim `json:"requiredClaim,omitempty"`
-
-	// cel holds the CEL expression and message for validation.
-	// Must be set when Type is "CEL", and forbidden otherwise.
-	// +optional
-	// +openshift:enable:FeatureGate=ExternalOIDCWithUpstreamParity
-	CEL TokenClaimValidationCELRule `json:"cel,omitempty,omitzero"`
 }
 
 type TokenRequiredClaim struct {
@@ -736,52 +760,14 @@ type TokenRequiredClaim struct {
 	// +required
 	Claim string `json:"claim"`
 
-	// requiredValue is a required field that configures the value that 'claim' must have when taken from the incoming JWT claims.
-	// If the value in the JWT claims does not match, the token will be rejected for authentication.
+	// requiredValue is a required field that configures the value that 'claim' must
+	// have when taken from the incoming JWT claims.
+	// If the value in the JWT claims does not match, the token
+	// will be rejected for authentication.
 	//
 	// requiredValue must not be an empty string ("").
 	//
 	// +kubebuilder:validation:MinLength=1
 	// +required
 	RequiredValue string `json:"requiredValue"`
-}
-
-type TokenClaimValidationCELRule struct {
-	// expression is a CEL expression evaluated against token claims.
-	// expression is required, must be at least 1 character in length and must not exceed 1024 characters.
-	// The expression must return a boolean value where 'true' signals a valid token and 'false' an invalid one.
-	//
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=1024
-	// +required
-	Expression string `json:"expression,omitempty"`
-
-	// message is a required human-readable message to be logged by the Kubernetes API server if the CEL expression defined in 'expression' fails.
-	// message must be at least 1 character in length and must not exceed 256 characters.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Message string `json:"message,omitempty"`
-}
-
-// TokenUserValidationRule provides a CEL-based rule used to validate a token subject.
-// Each rule contains a CEL expression that is evaluated against the token’s claims.
-type TokenUserValidationRule struct {
-	// expression is a required CEL expression that performs a validation on cluster user identity attributes like username, groups, etc.
-	//
-	// The expression must evaluate to a boolean value.
-	// When the expression evaluates to 'true', the cluster user identity is considered valid.
-	// When the expression evaluates to 'false', the cluster user identity is not considered valid.
-	// expression must be at least 1 character in length and must not exceed 1024 characters.
-	//
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=1024
-	Expression string `json:"expression,omitempty"`
-	// message is a required human-readable message to be logged by the Kubernetes API server if the CEL expression defined in 'expression' fails.
-	// message must be at least 1 character in length and must not exceed 256 characters.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Message string `json:"message,omitempty"`
 }

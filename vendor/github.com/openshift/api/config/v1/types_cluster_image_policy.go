@@ -52,7 +52,7 @@ type ClusterImagePolicySpec struct {
 	// policy is a required field that contains configuration to allow scopes to be verified, and defines how
 	// images not matching the verification policy will be treated.
 	// +required
-	Policy ImageSigstoreVerificationPolicy `json:"policy"`
+	Policy Policy `json:"policy"`
 }
 
 // +k8s:deepcopy-gen=true

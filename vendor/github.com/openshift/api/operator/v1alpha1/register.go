@@ -41,8 +41,6 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&EtcdBackupList{},
 		&ClusterVersionOperator{},
 		&ClusterVersionOperatorList{},
-		&ClusterAPI{},
-		&ClusterAPIList{},
 	)
 
 	return nil
