@@ -41,8 +41,8 @@ func TestMachineConfigDaemonRestoresKnobsAtStart(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	daemon := exec.CommandContext(ctx, bin, "--node-name=restore-test", "--kubeconfig="+filepath.Join(root, "no-such-kubeconfig"),
-		"--root="+root, "--sysroot="+root, "--metrics-addr=", "--io-policy=none")
+	daemon := exec.CommandContext(ctx, bin, "start", "--node-name=restore-test", "--kubeconfig="+filepath.Join(root, "no-such-kubeconfig"),
+		"--root="+root, "--root-mount=/", "--sysroot="+root, "--metrics-url=", "--io-policy=none", "--host=harness")
 	out, err := daemon.CombinedOutput()
 	if err == nil {
 		t.Fatalf("the daemon ran without a cluster:\n%s", out)

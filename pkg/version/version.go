@@ -78,3 +78,27 @@ func vcsCommit(settings []debug.BuildSetting) string {
 func (i Info) String(program string) string {
 	return fmt.Sprintf("%s %s (commit %s, %s)", program, i.Version, i.Commit, i.GoVersion)
 }
+
+// Hash is the build's version hash in the MCO's pkg/version form: the
+// operator compares it with the machineconfiguration.openshift.io/
+// generated-by-controller-version annotation the render stamps, so every
+// binary of one MCO image carries the same value. The fork build (fork/,
+// hack/mco-fork.sh) stamps it here and into the MCO's own pkg/version.Hash:
+//
+//	-X github.com/tandem-mco/tandem/pkg/version.Hash=<hash>
+var Hash = ""
+
+// MCOHash is Hash, or the commit when the build stamped none.
+func (i Info) MCOHash() string {
+	if Hash != "" {
+		return Hash
+	}
+	return i.Commit
+}
+
+// MCOString is the line the MCO's `version` subcommands print, e.g.
+// "MachineConfigDaemon v0.3.0-1a2b3c4" (cmd/machine-config-daemon/version.go
+// at release-4.21: program, Raw + "-" + Hash).
+func (i Info) MCOString(program string) string {
+	return program + " " + i.Version + "-" + i.MCOHash()
+}

@@ -347,7 +347,7 @@ func (s *adoptScene) startTandem() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(s.bins.controller, "--kubeconfig="+s.cp.KubeconfigPath, "--leader-elect=false", "--metrics-bind-address=", "--workers=2", "-v=2")
+	cmd := exec.Command(s.bins.controller, "start", "--kubeconfig="+s.cp.KubeconfigPath, "--leader-elect=false", "--metrics-listen-address=", "--workers=2", "-v=2")
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

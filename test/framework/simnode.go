@@ -197,11 +197,13 @@ func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
 
 func (n *SimNode) daemonArgs() []string {
 	args := []string{
+		"start",
 		"--node-name=" + n.Name,
+		"--root-mount=/",
 		"--kubeconfig=" + n.opts.Kubeconfig,
 		"--root=" + n.Root,
 		"--io-policy=" + n.opts.IOPolicy,
-		"--metrics-addr=",
+		"--metrics-url=",
 		"--host=harness",
 		"--reboot-file=" + n.rebootFile,
 		"--boot-id-file=" + n.bootIDFile(),

@@ -320,7 +320,7 @@ func (w *World) startControllers(ctx context.Context) error {
 		c.metricsURL = "http://" + addr + "/metrics"
 		// The production Deployment's flags (manifests/deploy), minus etcd:
 		// the bench has no masters to order.
-		args := []string{"--kubeconfig=" + kubeconfig, "--leader-elect=true", "--metrics-bind-address=" + addr}
+		args := []string{"start", "--kubeconfig=" + kubeconfig, "--leader-elect=true", "--resourcelock-namespace=openshift-machine-config-operator", "--metrics-listen-address=" + addr}
 		if c == w.tenant && w.infra != nil {
 			args = append(args, "--dpu-tenant")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 
 	"github.com/tandem-mco/tandem/test/framework"
 )
@@ -13,15 +14,15 @@ func dataURL(s string) string {
 }
 
 func (w *World) startControllers(ctx context.Context) error {
-	common := []string{"--leader-elect=false", "--metrics-bind-address=", "--workers=4", "-v=2"}
+	common := []string{"start", "--leader-elect=false", "--metrics-listen-address=", "--workers=4", "-v=2"}
 	var err error
-	tenantArgs := append([]string{"--kubeconfig=" + w.Tenant.CP.KubeconfigPath}, common...)
+	tenantArgs := append(common, "--kubeconfig="+w.Tenant.CP.KubeconfigPath)
 	tenantArgs = append(tenantArgs, etcdEndpointsFlag(w.Etcd), "--dpu-tenant")
 	if w.Tenant.controller, err = startProcess("tenant machine-config-controller", w.path("tenant", "machine-config-controller.log"),
 		nil, w.bins.controller, tenantArgs...); err != nil {
 		return err
 	}
-	infraArgs := append([]string{"--kubeconfig=" + w.Infra.CP.KubeconfigPath}, common...)
+	infraArgs := append(slices.Clone(common), "--kubeconfig="+w.Infra.CP.KubeconfigPath)
 	dpuArgs, err := w.infraControllerArgs(ctx)
 	if err != nil {
 		return err

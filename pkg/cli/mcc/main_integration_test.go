@@ -1,6 +1,6 @@
 //go:build integration
 
-package main
+package mcc
 
 import (
 	"context"
@@ -19,7 +19,8 @@ import (
 	"github.com/tandem-mco/tandem/test/framework"
 )
 
-// TestRunWiresControllersUnderLeaderElection runs the command's run() on a
+// TestRunWiresControllersUnderLeaderElection runs `start` as the MCO's
+// operator does (its Deployment's flags) on a
 // real apiserver: it takes the Lease, the render controller renders the
 // worker pool, and the node controller stages both workers and grants one
 // (maxUnavailable 1).
@@ -57,19 +58,23 @@ func TestRunWiresControllersUnderLeaderElection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	o := options{kubeconfig: cp.KubeconfigPath, workers: 2, resync: time.Minute, leaderElect: true,
-		leaseNamespace: metav1.NamespaceDefault, leaseName: "machine-config-controller",
-		leaseDuration: 15 * time.Second, renewDeadline: 10 * time.Second, retryPeriod: 2 * time.Second}
+	// The command line the MCO's operator gives its controller, plus
+	// tandem's flags for a fast lease.
+	cmd := New(nil)
+	cmd.SetArgs([]string{"start", "--kubeconfig=" + cp.KubeconfigPath, "--resourcelock-namespace=" + metav1.NamespaceDefault,
+		"--v=2", "--payload-version=4.21.0-test", "--tls-cipher-suites=TLS_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+		"--tls-min-version=VersionTLS12", "--metrics-listen-address=", "--workers=2", "--informer-resync=1m",
+		"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s"})
 	running.Add(1)
 	go func() {
 		defer running.Done()
-		if err := run(ctx, o); err != nil && ctx.Err() == nil {
-			t.Errorf("run: %v", err)
+		if err := cmd.ExecuteContext(ctx); err != nil && ctx.Err() == nil {
+			t.Errorf("machine-config-controller start: %v", err)
 		}
 	}()
 
 	poll(ctx, t, cp, "the leader Lease", func() bool {
-		l, err := cp.Kube.CoordinationV1().Leases(metav1.NamespaceDefault).Get(ctx, o.leaseName, metav1.GetOptions{})
+		l, err := cp.Kube.CoordinationV1().Leases(metav1.NamespaceDefault).Get(ctx, leaseName, metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != ""
 	})
 	var target string

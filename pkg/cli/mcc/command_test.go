@@ -1,0 +1,58 @@
+package mcc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The operator's Deployment args at release-4.21
+// (manifests/machineconfigcontroller/deployment.yaml) and the installer's
+// bootstrap invocation parse.
+func TestTheMCOsCommandLinesParse(t *testing.T) {
+	for _, args := range [][]string{
+		{"start", "--resourcelock-namespace=openshift-machine-config-operator", "--v=2", "--payload-version=4.21.0",
+			"--tls-cipher-suites=TLS_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "--tls-min-version=VersionTLS12"},
+		{"bootstrap", "--templates=/etc/mcc/templates", "--manifest-dir=/assets/manifests", "--dest-dir=/assets/mcc", "--pull-secret=/assets/pull.json"},
+	} {
+		cmd, rest, err := New(nil).Find(args)
+		if err != nil || cmd.Name() != args[0] {
+			t.Fatalf("Find(%v) = %v, %v", args, cmd, err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+}
+
+func TestBootstrapWithoutTheMCOIsRefused(t *testing.T) {
+	root := New(nil)
+	root.SetArgs([]string{"bootstrap", "--manifest-dir=/a", "--dest-dir=/b"})
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "make mco-image") {
+		t.Fatalf("err = %v, want a refusal naming the MCO image build", err)
+	}
+}
+
+func TestFirstFamilyWins(t *testing.T) {
+	mk := func(help string, v float64) *prometheus.Registry {
+		r := prometheus.NewRegistry()
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mcc_x", Help: help})
+		g.Set(v)
+		r.MustRegister(g)
+		return r
+	}
+	extra := prometheus.NewRegistry()
+	extra.MustRegister(prometheus.NewGauge(prometheus.GaugeOpts{Name: "a_only_upstream", Help: "u"}))
+	fams, err := firstFamilyWins{mk("tandem", 1), mk("mco", 2), extra}.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fams) != 2 || fams[0].GetName() != "a_only_upstream" || fams[1].GetHelp() != "tandem" || fams[1].Metric[0].GetGauge().GetValue() != 1 {
+		t.Fatalf("families = %v", fams)
+	}
+	// A plain Gatherers refuses the same pair: the reason for firstFamilyWins.
+	if _, err := (prometheus.Gatherers{mk("tandem", 1), mk("mco", 2)}).Gather(); err == nil {
+		t.Fatal("prometheus.Gatherers accepted two helps for one name; firstFamilyWins may be unneeded")
+	}
+}

@@ -1,0 +1,354 @@
+package mcc
+
+import (
+	"context"
+	"errors"
+	goflag "flag"
+	"fmt"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/cli/clicommon"
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
+	"github.com/tandem-mco/tandem/pkg/controller/drain"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
+	"github.com/tandem-mco/tandem/pkg/controller/render"
+	"github.com/tandem-mco/tandem/pkg/etcd"
+	"github.com/tandem-mco/tandem/pkg/kubeconfig"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+// leaseName is the MCO controller's leader Lease (componentName in
+// cmd/machine-config-controller, release-4.21): a stock controller and
+// tandem's never lead at once.
+const leaseName = name
+
+type options struct {
+	// The MCO's (cmd/machine-config-controller/start.go, release-4.21).
+	kubeconfig     string
+	leaseNamespace string
+	metricsAddr    string
+	tls            clicommon.TLSFlags
+	templates      *string
+	payloadVersion *string
+
+	// tandem's.
+	kubeAPIQPS    float64
+	kubeAPIBurst  int
+	workers       int
+	drainWorkers  int
+	profiling     bool
+	updateDelay   time.Duration
+	resync        time.Duration
+	leaderElect   bool
+	leaseDuration time.Duration
+	renewDeadline time.Duration
+	retryPeriod   time.Duration
+	etcd          etcd.Config
+	dpu           dpu.Config
+	gates         gateFlags
+	upstream      Upstream
+}
+
+func newStart(templates, payloadVersion *string, upstream Upstream) *cobra.Command {
+	o := &options{templates: templates, payloadVersion: payloadVersion, upstream: upstream}
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Starts Machine Config Controller",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			err := run(ctx, *o)
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			return err
+		},
+	}
+	f := cmd.PersistentFlags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Kubeconfig file to access a remote cluster (testing only); empty: in-cluster config")
+	f.StringVar(&o.leaseNamespace, "resourcelock-namespace", metav1.NamespaceSystem, "namespace of the leader Lease "+leaseName)
+	f.StringVar(&o.metricsAddr, "metrics-listen-address", "127.0.0.1:8797", "Listen address for the Prometheus metrics listener (plain HTTP; the Deployment's kube-rbac-proxy serves it with TLS); empty disables it")
+	o.tls.Bind(cmd)
+
+	// kube-controller-manager's defaults: client-go's own (5 QPS, burst 10)
+	// would pace a 1,000-node stage wave at 200 s (make bench-scale).
+	f.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "queries per second to the apiserver")
+	f.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "burst of queries to the apiserver")
+	f.IntVar(&o.workers, "workers", 5, "workers per controller (but the drain controller's)")
+	f.IntVar(&o.drainWorkers, "drain-workers", 32, "drain controller workers: drains and uncordons served at once (a drain waits on evictions, holding its worker up to 90s when a PodDisruptionBudget refuses one)")
+	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles under /debug/pprof/ on --metrics-listen-address (as kube-controller-manager's --profiling; off by default, since a profile is expensive to take)")
+	f.DurationVar(&o.updateDelay, "node-update-delay", 500*time.Millisecond, "how long a node's change waits before its pool is planned, so that the changes of one moment are planned together (the MCO's node controller waits 5s); 0 plans at once")
+	f.DurationVar(&o.resync, "informer-resync", 10*time.Minute, "informer resync period")
+	f.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease")
+	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 137*time.Second, "leader Lease duration (OpenShift's recommended values)")
+	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 107*time.Second, "leader renew deadline")
+	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
+	// etcd, DPU and gate flags are Go flag sets of their packages.
+	gofs := goflag.NewFlagSet("start", goflag.ContinueOnError)
+	o.etcd.BindFlags(gofs)
+	o.dpu.BindFlags(gofs)
+	o.gates.bind(gofs)
+	f.AddGoFlagSet(gofs)
+	return cmd
+}
+
+func run(ctx context.Context, o options) error {
+	cfg, err := kubeconfig.Load(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	// The informers and leader election get clients of their own, as every
+	// controller does (clientsFor): Lease renewals must not wait behind a
+	// controller's burst of writes.
+	kube, mco, err := clientsFor(cfg, "shared-informers")
+	if err != nil {
+		return err
+	}
+	election, _, err := clientsFor(cfg, "leader-election")
+	if err != nil {
+		return err
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if o.metricsAddr != "" {
+		go serveMetrics(ctx, o, reg)
+	}
+	klog.InfoS("machine-config-controller starting", "payloadVersion", *o.payloadVersion, "templates", *o.templates,
+		"upstreamControllers", o.upstream != nil)
+
+	controllers := func(ctx context.Context) error { return runControllers(ctx, o, cfg, kube, mco, reg) }
+	if !o.leaderElect {
+		return controllers(ctx)
+	}
+	host, _ := os.Hostname()
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: o.leaseNamespace, Name: leaseName},
+		Client:     election.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: host + "_" + string(uuid.NewUUID())},
+	}
+	// electCtx ends when the controllers stop on their own, so a failed
+	// leader releases the Lease instead of holding it idle.
+	electCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	var started atomic.Bool
+	leaderelection.RunOrDie(electCtx, leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		ReleaseOnCancel: true,
+		LeaseDuration:   o.leaseDuration,
+		RenewDeadline:   o.renewDeadline,
+		RetryPeriod:     o.retryPeriod,
+		Name:            leaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				started.Store(true)
+				klog.InfoS("Became leader", "lease", o.leaseNamespace+"/"+leaseName, "identity", lock.Identity())
+				done <- controllers(ctx)
+				cancel()
+			},
+			OnStoppedLeading: func() {
+				klog.InfoS("Stopped leading", "identity", lock.Identity())
+			},
+		},
+	})
+	if !started.Load() {
+		return ctx.Err()
+	}
+	// The controllers stop when leadership ends (their context is cancelled).
+	if err := <-done; err != nil {
+		return err
+	}
+	if ctx.Err() == nil {
+		// Leadership was lost while we still wanted it: exit so a fresh
+		// process competes again with clean caches.
+		return errors.New("lost the leader Lease")
+	}
+	return nil
+}
+
+// runControllers starts the informers and the three controllers, and
+// returns when ctx ends or one of them fails.
+func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry) error {
+	kubeInformers := informers.NewSharedInformerFactory(kube, o.resync)
+	mcoInformers := mcfginformers.NewSharedInformerFactory(mco, o.resync)
+	nodeInformer := kubeInformers.Core().V1().Nodes()
+	poolInformer := mcoInformers.Machineconfiguration().V1().MachineConfigPools()
+	configInformer := mcoInformers.Machineconfiguration().V1().MachineConfigs()
+
+	// One admission per cluster: the node planner and the DPU tenant
+	// controller both admit disruption against a pool's maxUnavailable.
+	admission := node.NewAdmission()
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
+		UpdateDelay: o.updateDelay}
+	o.dpu.UpdateDelay = o.updateDelay
+	if o.etcd.Enabled() {
+		ec, err := etcd.New(o.etcd)
+		if err != nil {
+			return err
+		}
+		defer ec.Close()
+		nodeOpts.Etcd = node.EtcdClientSource{Client: ec}
+	} else {
+		klog.InfoS("No --etcd-endpoints: control-plane pools roll out without etcd leader ordering")
+	}
+	// The DPU controllers share the planner's node informer: the tenant
+	// side's veto of a grant relies on the same cache the planner reads.
+	gates, gateRuns, err := o.gates.setup(kubeInformers.Core().V1().Pods())
+	if err != nil {
+		return err
+	}
+	// A host update the DPU side coalesces with its maintenance passes the
+	// same cluster gates as one the planner grants.
+	dpuKube, _, err := clientsFor(cfg, "dpu-controllers")
+	if err != nil {
+		return err
+	}
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, dpuKube, nodeInformer, poolInformer, configInformer, admission, gates, reg)
+	if err != nil {
+		return fmt.Errorf("DPU controllers: %w", err)
+	}
+	nodeOpts.Gates = append(nodeOpts.Gates, dpuGates...)
+	nodeOpts.Gates = append(nodeOpts.Gates, gates...)
+	nodeKube, nodeMCO, err := clientsFor(cfg, "node-controller")
+	if err != nil {
+		return err
+	}
+	nodeCtrl := node.NewController(nodeKube, nodeMCO, nodeInformer, poolInformer, nodeOpts)
+	// tandem's render controller, unless the MCO's own renders (the fork
+	// build: its guards and the operator's version stamp).
+	var renderRun func(context.Context) error
+	if o.upstream == nil || !o.upstream.RendersPools() {
+		renderKube, renderMCO, err := clientsFor(cfg, "render-controller")
+		if err != nil {
+			return err
+		}
+		renderCtrl, err := render.NewController(renderKube, renderMCO, poolInformer, configInformer, nodeInformer, render.Options{
+			ControllerConfigs: mcoInformers.Machineconfiguration().V1().ControllerConfigs(),
+		})
+		if err != nil {
+			return fmt.Errorf("render controller: %w", err)
+		}
+		renderRun = func(ctx context.Context) error { return renderCtrl.Run(ctx, o.workers) }
+	}
+	// The MCO's node metadata: UpdateInProgress taint, controlPlaneTopology.
+	metaKube, _, err := clientsFor(cfg, "nodemeta-controller")
+	if err != nil {
+		return err
+	}
+	metaCtrl, err := nodemeta.NewController(metaKube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs(), nodemeta.Options{})
+	if err != nil {
+		return fmt.Errorf("node metadata controller: %w", err)
+	}
+	drainMetrics, err := drain.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	drainKube, _, err := clientsFor(cfg, "drain-controller")
+	if err != nil {
+		return err
+	}
+	drainCtrl, err := drain.NewController(drainKube, nodeInformer, drain.Options{Metrics: drainMetrics})
+	if err != nil {
+		return fmt.Errorf("drain controller: %w", err)
+	}
+
+	kubeInformers.Start(ctx.Done())
+	mcoInformers.Start(ctx.Done())
+	defer kubeInformers.Shutdown()
+	defer mcoInformers.Shutdown()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return nodeCtrl.Run(gctx, o.workers) })
+	if renderRun != nil {
+		g.Go(func() error { return renderRun(gctx) })
+	}
+	if o.upstream != nil {
+		g.Go(func() error {
+			return o.upstream.Run(gctx, UpstreamParams{Config: cfg, Templates: *o.templates, PayloadVersion: *o.payloadVersion})
+		})
+	}
+	g.Go(func() error { return drainCtrl.Run(gctx, o.drainWorkers) })
+	g.Go(func() error { return metaCtrl.Run(gctx, 1) })
+	for _, run := range gateRuns {
+		g.Go(func() error { return run(gctx) })
+	}
+	for _, run := range dpuRuns {
+		g.Go(func() error { return run(gctx) })
+	}
+	return g.Wait()
+}
+
+// clientsFor returns clients for one controller, each with its own rate
+// limiter (--kube-api-qps and --kube-api-burst) and user agent, as
+// kube-controller-manager's client builder gives each of its controllers:
+// one shared limiter made every controller's requests queue behind the
+// others', and at 2,000 nodes the rollout was paced by it (make
+// bench-scale: 41 requests/s for 570 s against a limit of 50).
+func clientsFor(cfg *rest.Config, name string) (kubernetes.Interface, mcfgclientset.Interface, error) {
+	c := rest.AddUserAgent(rest.CopyConfig(cfg), "machine-config-controller/"+name)
+	kube, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kube client for %s: %w", name, err)
+	}
+	mco, err := mcfgclientset.NewForConfig(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("machineconfiguration client for %s: %w", name, err)
+	}
+	return kube, mco, nil
+}
+
+func serveMetrics(ctx context.Context, o options, reg *prometheus.Registry) {
+	addr, profiling := o.metricsAddr, o.profiling
+	var gatherer prometheus.Gatherer = reg
+	if o.upstream != nil {
+		gatherer = firstFamilyWins{reg, o.upstream.Gatherer()}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{Registry: reg}))
+	if profiling {
+		// The handlers net/http/pprof registers on the default mux, on ours
+		// (make bench-scale --controller-profile takes a CPU profile here).
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	srv := &http.Server{Addr: addr, Handler: mux, TLSConfig: o.tls.Config(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	klog.InfoS("Serving metrics", "address", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		klog.ErrorS(err, "Metrics server failed")
+	}
+}

@@ -1,0 +1,254 @@
+package mcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/cli/clicommon"
+	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/pkg/daemon/extensions"
+	"github.com/tandem-mco/tandem/pkg/daemon/host"
+	"github.com/tandem-mco/tandem/pkg/daemon/kube"
+	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
+	"github.com/tandem-mco/tandem/pkg/iso"
+	"github.com/tandem-mco/tandem/pkg/kubeconfig"
+	"github.com/tandem-mco/tandem/pkg/metrics"
+)
+
+// startOptions are `start`'s flags: the MCO's first, then tandem's.
+type startOptions struct {
+	// The MCO's (cmd/machine-config-daemon/start.go, release-4.21).
+	kubeconfig             string
+	nodeName               string
+	rootMount              string
+	kubeletHealthzEnabled  bool
+	kubeletHealthzEndpoint string
+	metricsURL             string
+	tls                    clicommon.TLSFlags
+	payloadVersion         *string
+
+	// tandem's.
+	root              string
+	ioPolicy          string
+	hostKind          string
+	rebootFile        string
+	bootIDFile        string
+	cmdline           string
+	rpmOstree         string
+	sysroot           string
+	ioUnit            string
+	ioUnitSet         bool
+	etcdMetrics       string
+	hostRun           string
+	rpmOstreedPIDFile string
+	resync            time.Duration
+	updateOrder       string
+}
+
+// unsupportedStartFlags are the MCO's flags tandem refuses when set: each
+// selects a mode of the MCO's daemon that tandem does not have.
+var unsupportedStartFlags = map[string]string{
+	"desired-configmap": "HyperShift hosted-cluster nodes are not supported",
+	"once-from":         "one-shot runs from a file or URL are not supported",
+	"skip-reboot":       "it applies only with --once-from",
+}
+
+func newStart(payloadVersion *string) *cobra.Command {
+	o := &startOptions{payloadVersion: payloadVersion}
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Starts Machine Config Daemon",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := clicommon.Unsupported(cmd, unsupportedStartFlags); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			o.ioUnitSet = cmd.Flags().Changed("io-unit")
+			return runStart(ctx, o)
+		},
+	}
+	f := cmd.PersistentFlags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Kubeconfig file to access a remote cluster (testing only); empty: in-cluster config")
+	f.StringVar(&o.nodeName, "node-name", "", "kubernetes node name daemon is managing (default $NODE_NAME)")
+	f.StringVar(&o.rootMount, "root-mount", "/rootfs", "where the node's root filesystem is mounted for chroot and file manipulation; / when the daemon runs in the host's root")
+	f.String("desired-configmap", "", "HyperShift mode of the MCO's daemon: refused by tandem")
+	f.String("once-from", "", "one-shot mode of the MCO's daemon: refused by tandem")
+	f.Bool("skip-reboot", false, "with --once-from only: refused by tandem")
+	f.BoolVar(&o.kubeletHealthzEnabled, "kubelet-healthz-enabled", true, "kubelet healthz endpoint monitoring (mcd_kubelet_state)")
+	f.StringVar(&o.kubeletHealthzEndpoint, "kubelet-healthz-endpoint", "http://localhost:10248/healthz", "healthz endpoint to check health")
+	f.StringVar(&o.metricsURL, "metrics-url", "127.0.0.1:8797", "address of the Prometheus /metrics listener (plain HTTP; the DaemonSet's kube-rbac-proxy serves it with TLS); empty disables it")
+	o.tls.Bind(cmd)
+
+	f.StringVar(&o.root, "root", "/", "root prefix of every file the daemon writes (its state lives under <root>"+daemon.StateDir+"); tests give each simulated node its own")
+	f.StringVar(&o.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v)", iso.PolicyNames()))
+	f.StringVar(&o.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
+	f.StringVar(&o.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
+	f.StringVar(&o.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
+	f.StringVar(&o.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
+	f.StringVar(&o.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
+	f.StringVar(&o.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
+	f.StringVar(&o.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: with --host=systemd rpm-ostreed.service, else a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
+	f.StringVar(&o.etcdMetrics, "etcd-metrics-url", "", "etcd's /metrics on this node, for the adaptive I/O governor (etcd's WAL fsync latency); empty: the disk's latency from /proc/diskstats")
+	f.StringVar(&o.hostRun, "host-run", "/run", "the host's /run as the daemon sees it (ostree's staged deployment and its finalization lock live there)")
+	f.StringVar(&o.rpmOstreedPIDFile, "rpm-ostreed-pid-file", "", "on hosts without systemd: pid file of rpm-ostree's transaction daemon, which the I/O policy then limits")
+	f.DurationVar(&o.resync, "resync", time.Minute, "longest wait between two observations without a node event")
+	f.StringVar(&o.updateOrder, "update-order", string(daemon.OrderStaged),
+		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
+			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
+	return cmd
+}
+
+// resolveNodeName is the MCO's rule: the flag, else $NODE_NAME, else an error.
+func resolveNodeName(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if name := os.Getenv("NODE_NAME"); name != "" {
+		return name, nil
+	}
+	return "", errors.New("node-name is required: pass --node-name or set $NODE_NAME")
+}
+
+// ioUnitFor is the unit whose I/O the staging policy limits: the flag when
+// given (empty: none), else on a systemd host rpm-ostreed.service (the
+// writer of the stage; the operator's DaemonSet passes no tandem flags).
+func ioUnitFor(flag string, set bool, hostKind string) string {
+	if !set && hostKind == "systemd" {
+		return "rpm-ostreed.service"
+	}
+	return flag
+}
+
+func runStart(ctx context.Context, o *startOptions) error {
+	if o.rootMount != "/" {
+		if err := enterRootMount(o.rootMount); err != nil {
+			return err
+		}
+	}
+	ioUnit := ioUnitFor(o.ioUnit, o.ioUnitSet, o.hostKind)
+	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
+	// cgroups, unit properties) changed: put them back first, before
+	// anything that needs the cluster.
+	ioOpts := iso.Options{Sysroot: o.sysroot, Unit: ioUnit, StateDir: filepath.Join(o.root, daemon.StateDir, "iso"), EtcdMetricsURL: o.etcdMetrics}
+	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
+		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
+	} else if len(restored) > 0 {
+		klog.InfoS("Restored the I/O knobs of an interrupted stage", "knobs", len(restored))
+	}
+	nodeName, err := resolveNodeName(o.nodeName)
+	if err != nil {
+		return err
+	}
+	cfg, err := kubeconfig.Load(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	// One node's daemon makes a handful of requests per step; client-go's
+	// default 5 QPS would pace every step at ~0.5 s.
+	cfg.QPS, cfg.Burst = 20, 40
+	cfg.UserAgent = name + "/" + nodeName
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kube client: %w", err)
+	}
+	mc, err := mcfgclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("machineconfiguration client: %w", err)
+	}
+	op, err := operatorclientset.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("operator client: %w", err)
+	}
+	var h daemon.Host
+	switch o.hostKind {
+	case "systemd":
+		h = host.Systemd{}
+	case "harness":
+		h = host.Harness{RebootFile: o.rebootFile}
+	default:
+		return fmt.Errorf("--host=%s: want systemd or harness", o.hostKind)
+	}
+	order, err := daemon.ParseUpdateOrder(o.updateOrder)
+	if err != nil {
+		return fmt.Errorf("--update-order: %w", err)
+	}
+	pol, err := iso.ParsePolicy(o.ioPolicy, ioOpts)
+	if err != nil {
+		return fmt.Errorf("--io-policy: %w", err)
+	}
+	if ioUnit != "" {
+		// The staging unit's drop-ins, before anything is staged: they live
+		// in /run, so every boot needs them laid again.
+		if _, err := iso.LayUnitDropIns(ctx, o.root, ioUnit, pol, true); err != nil {
+			klog.ErrorS(err, "Laying the staging unit's drop-ins failed; staging goes on without them", "unit", ioUnit)
+		}
+	}
+	osa := osupdate.New(osupdate.Options{
+		Binary:        o.rpmOstree,
+		DefaultPolicy: o.ioPolicy,
+		PolicyOptions: ioOpts,
+		HostRun:       o.hostRun,
+		DaemonPIDFile: o.rpmOstreedPIDFile,
+	})
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := metrics.NewDaemon(reg)
+	m.SetHostOS(o.root)
+	if o.kubeletHealthzEnabled && o.kubeletHealthzEndpoint != "" {
+		go daemon.KubeletHealth{URL: o.kubeletHealthzEndpoint, Failures: m.MCO.KubeletState}.Run(ctx)
+	}
+	if o.metricsURL != "" {
+		srv := &http.Server{Addr: o.metricsURL, Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+			TLSConfig: o.tls.Config(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.ErrorS(err, "metrics server")
+			}
+		}()
+		defer srv.Close()
+	}
+
+	cluster := &kube.Client{
+		Kube: kc, MCO: mc, Operator: op, NodeName: nodeName,
+		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
+	}
+	cluster.WatchConfigs(ctx)
+	wake := make(chan struct{}, 1)
+	go cluster.WatchNode(ctx, wake)
+
+	var hook daemon.Hook
+	if dir := os.Getenv(EnvTestHookDir); dir != "" {
+		hook = fileHook(dir)
+	}
+	d, err := daemon.New(daemon.Options{
+		NodeName: nodeName, Root: o.root, BootIDFile: o.bootIDFile, CmdlineFile: o.cmdline,
+		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
+		Wake: wake, Resync: o.resync, Order: order,
+		Extensions: &extensions.Repo{Root: o.root, HostRun: o.hostRun},
+	})
+	if err != nil {
+		return err
+	}
+	klog.InfoS("machine-config-daemon starting", "node", nodeName, "root", o.root, "rootMount", o.rootMount,
+		"ioPolicy", o.ioPolicy, "host", o.hostKind, "updateOrder", order, "payloadVersion", *o.payloadVersion)
+	return d.Run(ctx)
+}
