@@ -12,7 +12,8 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
-	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell
+	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell \
+	mco-fork mco-image test-mco
 
 all: binaries
 
@@ -26,6 +27,19 @@ IMAGE_TAG ?= tandem:latest
 IMAGE_BASE ?=
 image:
 	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/image --tag $(IMAGE_TAG) --base "$(IMAGE_BASE)" $(ARGS)
+
+## mco-fork: get the pinned MCO source (fork/mco.env) and build (or reuse) the MCO image's binaries
+##   from it and tandem (hack/mco/build.sh; TANDEM_MCO_MIRROR names a git mirror); prints their directory
+mco-fork:
+	hack/mco/build.sh
+
+## mco-image: tandem as the cluster's MCO image (the fork build's six binaries, /manifests,
+##   /etc/mcc/templates, the operator as entrypoint), an OCI layout in bin/mco-image
+##   (MCO_IMAGE_TAG; IMAGE_BASE: the release's MCO base image)
+MCO_IMAGE_TAG ?= machine-config-operator:tandem
+mco-image:
+	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/mco-image --tag $(MCO_IMAGE_TAG) --base "$(IMAGE_BASE)" \
+		--fork-bin "$$(hack/mco/build.sh)" $(ARGS)
 
 ## tools: build (or reuse) kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok, controller-gen
 tools:

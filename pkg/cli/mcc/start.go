@@ -136,6 +136,7 @@ func run(ctx context.Context, o options) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
 	if o.metricsAddr != "" {
 		go serveMetrics(ctx, o, reg)
 	}
