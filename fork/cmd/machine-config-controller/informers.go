@@ -40,15 +40,15 @@ type mcoContext struct {
 	operator operatorclientset.Interface
 	machine  machineclientset.Interface
 
-	mcfgInformers                 mcfginformers.SharedInformerFactory
-	kubeInformers                 informers.SharedInformerFactory
-	kubeMCONamespaceInformers     informers.SharedInformerFactory
-	kubeOpenShiftConfigInformers  informers.SharedInformerFactory
-	kubeMachineAPIInformers       informers.SharedInformerFactory
-	configInformers               configinformers.SharedInformerFactory
-	operatorInformers             operatorinformers.SharedInformerFactory
-	machineInformers              machineinformers.SharedInformerFactory
-	featureGates                  ctrlcommon.FeatureGatesHandler
+	mcfgInformers                mcfginformers.SharedInformerFactory
+	kubeInformers                informers.SharedInformerFactory
+	kubeMCONamespaceInformers    informers.SharedInformerFactory
+	kubeOpenShiftConfigInformers informers.SharedInformerFactory
+	kubeMachineAPIInformers      informers.SharedInformerFactory
+	configInformers              configinformers.SharedInformerFactory
+	operatorInformers            operatorinformers.SharedInformerFactory
+	machineInformers             machineinformers.SharedInformerFactory
+	featureGates                 ctrlcommon.FeatureGatesHandler
 }
 
 // client returns a config with the MCO's user agent for one controller.
