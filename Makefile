@@ -59,8 +59,8 @@ crds:
 verify:
 	hack/verify.sh
 
-## test: what CI runs: verify, unit, integration, e2e and VM node tests
-test: verify test-unit test-integration test-e2e test-vm
+## test: what CI runs: verify, unit, integration, e2e, the MCO image and VM node tests
+test: verify test-unit test-integration test-e2e test-mco test-vm
 
 test-unit:
 	$(GO) test -tags $(GO_TAGS) -count=1 -v ./... 2>&1 | hack/test-filter.sh
@@ -74,6 +74,12 @@ test-integration:
 
 test-e2e:
 	$(TOOLS) if compgen -G 'test/e2e/*_test.go' >/dev/null; then $(GO) test -tags e2e,$(GO_TAGS) -count=1 -timeout 40m -v ./test/e2e/... 2>&1 | hack/test-filter.sh; else echo "test-e2e: no e2e tests yet"; fi
+
+## test-mco: the MCO image and the MCO's own operator driving tandem (test/mco; needs the fork build)
+test-mco: mco-image
+	$(TOOLS) export TANDEM_MCO_BIN="$$(hack/mco/build.sh)" TANDEM_MCO_IMAGE="$(CURDIR)/bin/mco-image" TANDEM_MCO_IMAGE_TAG="$(MCO_IMAGE_TAG)"; \
+		(cd fork && GOFLAGS=-mod=mod $(GO) vet -tags "$(GO_TAGS) exclude_graphdriver_devicemapper exclude_graphdriver_btrfs containers_image_ostree_stub" ./...) && \
+		$(GO) test -tags mco,$(GO_TAGS) -count=1 -timeout 60m -v ./test/mco/... 2>&1 | hack/test-filter.sh
 
 ## vm-deps: the Debian packages the VM node needs (installed only when missing)
 vm-deps:

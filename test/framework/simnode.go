@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,6 +44,11 @@ type SimNodeOptions struct {
 	Resync time.Duration
 	// ExtraArgs are appended to the daemon's command line.
 	ExtraArgs []string
+	// Pod, when set, is the daemon's command line and environment as the
+	// operator's DaemonSet gives them (its pod's container): the daemon
+	// runs with them, and the node's own test-only flags (SimNodeArgs)
+	// follow, instead of the harness's `start --node-name=...`.
+	Pod *PodCommand
 	// OnBoot, when set, runs after every boot of the node, before its
 	// daemon starts again.
 	OnBoot func(BootEvent)
@@ -195,10 +201,26 @@ func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
 	return n
 }
 
+// PodCommand is a pod container's arguments (the binary is the
+// DaemonBinary) and environment (KEY=VALUE).
+type PodCommand struct {
+	Args []string
+	Env  []string
+}
+
 func (n *SimNode) daemonArgs() []string {
-	args := []string{
-		"start",
-		"--node-name=" + n.Name,
+	if n.opts.Pod != nil {
+		return append(append(slices.Clone(n.opts.Pod.Args), n.nodeArgs()...), n.opts.ExtraArgs...)
+	}
+	args := append([]string{"start", "--node-name=" + n.Name}, n.nodeArgs()...)
+	return append(args, n.opts.ExtraArgs...)
+}
+
+// nodeArgs are the test-only flags that make the daemon run a simulated
+// node: its root is a directory (so no chroot: --root-mount=/), it
+// reboots through the harness, its rpm-ostree is the double.
+func (n *SimNode) nodeArgs() []string {
+	return []string{
 		"--root-mount=/",
 		"--kubeconfig=" + n.opts.Kubeconfig,
 		"--root=" + n.Root,
@@ -214,7 +236,6 @@ func (n *SimNode) daemonArgs() []string {
 		"--resync=" + n.opts.Resync.String(),
 		"-v=2",
 	}
-	return append(args, n.opts.ExtraArgs...)
 }
 
 func (n *SimNode) daemonEnv() []string {
@@ -226,6 +247,9 @@ func (n *SimNode) daemonEnv() []string {
 	}
 	if n.opts.Hooked {
 		env = append(env, "TANDEM_DAEMON_TEST_HOOK_DIR="+n.hookDir)
+	}
+	if n.opts.Pod != nil {
+		env = append(env, n.opts.Pod.Env...)
 	}
 	return env
 }
@@ -317,6 +341,34 @@ func (n *SimNode) restartDaemon() error {
 		n.hook.release()
 	}
 	return n.proc.start()
+}
+
+// StopDaemon stops the daemon (SIGTERM, SIGKILL after grace), as the
+// kubelet stops a deleted pod; the node keeps running. SetPod or a reboot
+// starts it again.
+func (n *SimNode) StopDaemon(grace time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc.stop(grace)
+}
+
+// SetPod replaces the daemon's pod command, as the kubelet replaces the
+// pod of a DaemonSet whose template changed: the daemon gets SIGTERM (the
+// DaemonSet's grace period, bounded here by grace) and starts again with
+// the new command. The node does not reboot.
+func (n *SimNode) SetPod(pod PodCommand, grace time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped {
+		return errors.New("simnode stopped")
+	}
+	if err := n.proc.stop(grace); err != nil {
+		return fmt.Errorf("simnode %s: stopping the daemon: %w", n.Name, err)
+	}
+	n.opts.Pod = &pod
+	n.proc.args = n.daemonArgs()
+	n.proc.env = n.daemonEnv()
+	return n.restartDaemon()
 }
 
 // KillDaemon is kill -9 of the daemon, then a restart (same boot).

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
 
@@ -87,7 +88,13 @@ func newMCOContext(ctx context.Context, cfg *rest.Config, releaseVersion string)
 	// The feature gates of this release, as the MCO's context reads them
 	// (the FeatureGate's status for the release version; the accessor exits
 	// the process when they change, and the new process reads them again).
-	recorder := events.NewKubeRecorder(c.kube.CoreV1().Events(ctrlcommon.MCONamespace), "machine-config-operator", nil, clock.RealClock{})
+	// As the MCO's context: the pod's controller (POD_NAME), else a guess,
+	// else the namespace; the recorder needs an object either way.
+	ref, err := events.GetControllerReferenceForCurrentPod(ctx, c.kube, ctrlcommon.MCONamespace, nil)
+	if err != nil {
+		klog.InfoS("No owner reference for events; they name the namespace", "err", err)
+	}
+	recorder := events.NewKubeRecorder(c.kube.CoreV1().Events(ctrlcommon.MCONamespace), "machine-config-operator", ref, clock.RealClock{})
 	accessor := featuregates.NewFeatureGateAccess(releaseVersion, "0.0.1-snapshot",
 		c.configInformers.Config().V1().ClusterVersions(), c.configInformers.Config().V1().FeatureGates(), recorder)
 	go accessor.Run(ctx)
