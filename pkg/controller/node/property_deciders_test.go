@@ -126,7 +126,7 @@ func (w *world) planPool(c *cluster) {
 			w.violate("grant %v is not the pool's target %s", g, c.pool.Target)
 		}
 	}
-	w.judge(c, "the node planner", before, counted)
+	w.judge(c, deciderPlanner, before, counted)
 	if c == w.infra {
 		for _, n := range c.nodes {
 			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
@@ -275,7 +275,7 @@ func (w *world) decideTenant() {
 		if err := w.applyTenantNode(c, a, snap.Nodes[a.Node], now); err != nil {
 			// The sync fails before the statuses; the controller retries.
 			c.adm.Unlock()
-			w.judge(c, "the HostMaintenance decider", before, counted)
+			w.judge(c, deciderHostMaintenance, before, counted)
 			return
 		}
 	}
@@ -293,7 +293,7 @@ func (w *world) decideTenant() {
 		}
 		hm.Status = u.Status
 	}
-	w.judge(c, "the HostMaintenance decider", before, counted)
+	w.judge(c, deciderHostMaintenance, before, counted)
 }
 
 // tenantNodeOf is pkg/controller/dpu's (unexported) TenantNode of a node.

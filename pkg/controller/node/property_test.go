@@ -118,7 +118,18 @@ type stats struct {
 	writeFaults, daemonFailures, reboots, powerLosses, flaps                   int
 	admitted, coalesced, infraGrants, memberLosses, addressMapped              int
 	byKind                                                                     [3]int
+	// judged counts, per decider, the decisions the oracle judged; admitted,
+	// those that admitted a disruption (the oracle then counted the pool).
+	judged, judgedAdmissions map[string]int
 }
+
+// The deciders that admit disruption in a tenant pool, as judge names them.
+const (
+	deciderPlanner         = "the node planner"
+	deciderHostMaintenance = "the HostMaintenance decider"
+)
+
+func newStats() *stats { return &stats{judged: map[string]int{}, judgedAdmissions: map[string]int{}} }
 
 type world struct {
 	ctx    context.Context
@@ -531,6 +542,7 @@ func (w *world) admissionsOf(c *cluster) admissions {
 // count must be within R1. (Admitting more on a node already disrupted, say
 // a reboot of a held node, adds nothing.)
 func (w *world) judge(c *cluster, who string, before admissions, countedBefore map[string]bool) {
+	w.stats.judged[who]++
 	after := w.admissionsOf(c)
 	var admitted []string
 	for name, a := range after {
@@ -541,6 +553,7 @@ func (w *world) judge(c *cluster, who string, before admissions, countedBefore m
 	if len(admitted) == 0 {
 		return
 	}
+	w.stats.judgedAdmissions[who]++
 	slices.Sort(admitted)
 	maxU := oracleMaxUnavailable(c.pool.MaxUnavailable, len(c.nodes))
 	if used := w.committed(c); len(used) > maxU {
@@ -567,7 +580,7 @@ func TestPlannerInvariants(t *testing.T) {
 		schedules = 300
 	}
 	if *plannerSeed >= 0 {
-		w := newWorld(uint64(*plannerSeed), &stats{})
+		w := newWorld(uint64(*plannerSeed), newStats())
 		w.debug = true
 		w.run()
 		for _, f := range w.failures {
@@ -576,7 +589,7 @@ func TestPlannerInvariants(t *testing.T) {
 		return
 	}
 	violations := 0
-	st := &stats{}
+	st := newStats()
 	for seed := range uint64(schedules) {
 		w := newWorld(seed, st)
 		w.run()
@@ -596,5 +609,17 @@ func TestPlannerInvariants(t *testing.T) {
 		st.writeFaults == 0 || st.memberLosses == 0 || st.addressMapped == 0 || st.coalesced == 0 {
 		t.Errorf("the schedules did not reach every rule: %+v", *st)
 	}
-	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=2\n", schedules, violations)
+	// deciders= counts the deciders whose decisions the oracle judged: a
+	// decider the schedules never ran, or that never admitted anything,
+	// was not tested by them.
+	deciders := 0
+	for _, who := range []string{deciderPlanner, deciderHostMaintenance} {
+		if st.judged[who] == 0 || st.judgedAdmissions[who] == 0 {
+			t.Errorf("%s: %d decisions judged, %d of them admitting a disruption: the oracle never judged it at work",
+				who, st.judged[who], st.judgedAdmissions[who])
+			continue
+		}
+		deciders++
+	}
+	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=%d\n", schedules, violations, deciders)
 }
