@@ -152,6 +152,12 @@ const (
 	// the infra planner began to wait for the node's tenant host to drain
 	// (RFC 3339), so the hold time survives a controller restart.
 	TenantHoldSinceAnnotation = DPUGroup + "/tenantHoldSince"
+	// DPUDownSinceAnnotation on an infra Node (infra controller): since when
+	// (RFC 3339) the DPU is down, recorded while it is down for a reason
+	// that carries no time of its own (a required DaemonSet pod absent, no
+	// Ready condition), so the outage's clock survives a controller restart.
+	// Removed once the DPU is up.
+	DPUDownSinceAnnotation = DPUGroup + "/dpuDownSince"
 	// DPUNotReadyTaintKey is the NoSchedule taint the tenant controller puts
 	// on a host whose DPU is down (a Taint HostMaintenance); its value names
 	// the DPU.
