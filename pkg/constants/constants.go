@@ -106,6 +106,12 @@ const (
 	// MaxFailedNodesAnnotation on a MachineConfigPool: the circuit breaker's
 	// K. After K nodes fail on the pool's target the rollout stops. Default 1.
 	MaxFailedNodesAnnotation = Prefix + "maxFailedNodes"
+	// FailedNodeGraceAnnotation on a MachineConfigPool: how long a node's
+	// Degraded condition (its MachineConfigNode's NodeDegraded) must hold
+	// before the circuit breaker counts the node as failed, as a Go
+	// duration ("5m", "90s", "0s": at once). Default 5m. A shorter
+	// failure is a blip: it opens nothing and unstages nothing.
+	FailedNodeGraceAnnotation = Prefix + "failedNodeGrace"
 	// ResumeRolloutAnnotation on a MachineConfigPool: set by an admin to the
 	// target config's name to let a rollout go on past the circuit breaker.
 	ResumeRolloutAnnotation = Prefix + "resumeRollout"

@@ -68,6 +68,10 @@ type TenantOptions struct {
 	// MachineConfigs tells when a pool's target was created (for
 	// AnnounceWait); nil: paired hosts do not wait.
 	MachineConfigs mcfginformers.MachineConfigInformer
+	// MachineConfigNodes tell the pools' circuit breakers since when a node
+	// is Degraded (node.Options.MachineConfigNodes); nil: a failing node
+	// counts at once.
+	MachineConfigNodes mcfginformers.MachineConfigNodeInformer
 	// NodeMaintenances, when set, also serves the dpu-network-operator's
 	// medik8s NodeMaintenance objects (dpu-tenant-<host>) as Drain requests.
 	NodeMaintenances dynamic.Interface
@@ -118,6 +122,8 @@ type TenantController struct {
 	metrics  *tenantMetrics
 	// configs are the MachineConfigs (nil without TenantOptions.MachineConfigs).
 	configs mcfglisters.MachineConfigLister
+	// mcns are the MachineConfigNodes (nil without TenantOptions.MachineConfigNodes).
+	mcns mcfglisters.MachineConfigNodeLister
 	// nodeMaintenances watches NodeMaintenance objects (nil: not served).
 	nodeMaintenances cache.SharedIndexInformer
 	// nodeCache keeps the nodes' TenantNodes between snapshots.
@@ -179,6 +185,10 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 	if mc := opts.MachineConfigs; mc != nil {
 		c.configs = mc.Lister()
 		c.synced = append(c.synced, mc.Informer().HasSynced)
+	}
+	if m := opts.MachineConfigNodes; m != nil {
+		c.mcns = m.Lister()
+		c.synced = append(c.synced, m.Informer().HasSynced)
 	}
 	if opts.NodeMaintenances != nil {
 		c.nodeMaintenances = newNodeMaintenanceInformer(opts.NodeMaintenances, 10*time.Minute)
@@ -349,13 +359,21 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		s.Nodes[tn.View.Name] = tn
 		members[tn.Pool]++
 	}
+	var degraded node.DegradedConditions
+	if c.mcns != nil {
+		mcns, err := c.mcns.List(labels.Everything())
+		if err != nil {
+			return s, err
+		}
+		degraded = node.DegradedConditionsOf(mcns)
+	}
 	for _, p := range pools {
 		maxU, err := node.MaxUnavailable(p.Spec.MaxUnavailable, members[p.Name])
 		if err != nil {
 			maxU = 1 // the planner grants nothing with an invalid value; one maintenance at a time still serves
 		}
 		s.Pools[p.Name] = c.tenantPoolOf(p, maxU)
-		c.markUpdateHolds(s, p)
+		c.markUpdateHolds(s, p, degraded)
 	}
 	return s, nil
 }
@@ -363,7 +381,7 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 // markUpdateHolds records, for each node of pool p, what holds its update
 // back by the pool's own rules (node.UpdateHold), so that a coalesced
 // update or a hand-over respects them.
-func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineConfigPool) {
+func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineConfigPool, degraded node.DegradedConditions) {
 	pv := node.ViewOfPool(p)
 	var views []node.NodeView
 	for _, tn := range s.Nodes {
@@ -371,7 +389,7 @@ func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineCo
 			views = append(views, tn.View)
 		}
 	}
-	breaker := node.EvaluateBreaker(pv, views)
+	breaker := node.EvaluateBreaker(pv, views, degraded, s.Now)
 	for name, tn := range s.Nodes {
 		if tn.Pool == p.Name {
 			tn.UpdateHeld = node.UpdateHold(pv, breaker, tn.View, s.Now, c.opts.UpdateGates)
