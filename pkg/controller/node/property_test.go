@@ -17,13 +17,16 @@ import (
 
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 )
 
 // The planner's property test drives both deciders that admit disruption in
 // a tenant cluster, the node planner (node.AdmitPool: the controller's
 // admission lock, overlay, Plan and writes) and the DPU HostMaintenance
-// decider (dpu.DecideTenant), plus an infra cluster whose planner is gated by
+// controller (dpu.TenantController's own Sync and Gate: its snapshot,
+// dpu.DecideTenant, its writes and expectations, on the world's edges),
+// plus an infra cluster whose planner is gated by
 // the DPU infra gate (dpu.GateVerdict) and whose DPUs ask for their hosts'
 // maintenance (dpu.DecideInfra), through a simulated world: machines that
 // run the real daemon decision (daemon.Next) and the real drain decision
@@ -140,9 +143,11 @@ type world struct {
 	etcd   *simEtcd
 	hms    map[string]*dpuv1.HostMaintenance
 	hmSeq  int
-	step   int
-	calm   bool
-	cfgSeq map[string]int
+	// tenantCtl is the product's HostMaintenance controller of a DPU world.
+	tenantCtl *dpu.TenantController
+	step      int
+	calm      bool
+	cfgSeq    map[string]int
 	// targetSince is when each pool's target was rendered.
 	targetSince map[string]time.Time
 	nameSeq     int
@@ -196,6 +201,7 @@ func newWorld(seed uint64, st *stats) *world {
 			w.infra.nodes = append(w.infra.nodes, d)
 		}
 		w.infra.pool.MaxUnavailable = randomMaxUnavailable(rng)
+		w.tenantCtl = w.newTenantController()
 	}
 	w.tenant.pool.MaxUnavailable = randomMaxUnavailable(rng)
 	if rng.IntN(2) == 0 {
