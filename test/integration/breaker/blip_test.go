@@ -95,19 +95,21 @@ func blipFault(node, obstacle string, seen *blipSeen) world.Fault {
 				return degraded, nil
 			})
 			if err != nil {
+				_ = os.RemoveAll(obstacle)
 				return fmt.Errorf("%s never turned Degraded on its MachineConfigNode: last %s: %w", node, last, err)
 			}
 			// Well within the grace: a controller that did not show the
-			// failure as pending by then fails the test.
+			// failure as pending by then fails the test. The obstacle goes
+			// either way, so the rollout can end.
+			halted := "none seen"
 			err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, blipGrace/3, true, func(ctx context.Context) (bool, error) {
 				p, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.WorkerPool, metav1.GetOptions{})
 				if err != nil {
-					last = err.Error()
 					return false, nil
 				}
 				for _, cd := range p.Status.Conditions {
 					if cd.Type == constants.PoolRolloutHaltedCondition {
-						last = fmt.Sprintf("%s %s %q", cd.Status, cd.Reason, cd.Message)
+						halted = fmt.Sprintf("%s %s %q", cd.Status, cd.Reason, cd.Message)
 						if cd.Status == corev1.ConditionFalse && cd.Reason == "FailurePending" && strings.Contains(cd.Message, node) {
 							seen.pending = cd.Message
 							return true, nil
@@ -116,11 +118,14 @@ func blipFault(node, obstacle string, seen *blipSeen) world.Fault {
 				}
 				return false, nil
 			})
-			if err != nil {
-				return fmt.Errorf("the pool never showed %s's failure as pending: RolloutHalted last %s: %w", node, last, err)
-			}
 			seen.removedAt = time.Now()
-			return os.RemoveAll(obstacle)
+			if rmErr := os.RemoveAll(obstacle); rmErr != nil {
+				return rmErr
+			}
+			if err != nil {
+				return fmt.Errorf("the pool never showed %s's failure as pending: RolloutHalted last %s: %w", node, halted, err)
+			}
+			return nil
 		},
 	}
 }

@@ -121,7 +121,7 @@ func runBlip(ctx context.Context, t *testing.T, w *world.World) {
 		t.Fatal(err)
 	}
 	seen := &blipSeen{}
-	sum, err := w.Rollout(ctx, world.RolloutOptions{Pools: []string{"tenant/" + constants.WorkerPool}, Timeout: 20 * time.Minute,
+	sum, err := w.Rollout(ctx, world.RolloutOptions{Pools: []string{"tenant/" + constants.WorkerPool}, Timeout: 10 * time.Minute,
 		EtcdBaseline: -1, Faults: []world.Fault{blipFault(node, obstacle, seen)}})
 	if sum != nil {
 		for _, f := range sum.Faults {
