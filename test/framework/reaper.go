@@ -261,21 +261,29 @@ func descendants(parent int) []int {
 // processParents maps every pid to its parent pid, from /proc.
 func processParents() map[int]int {
 	out := map[int]int{}
+	eachProcess(func(pid int, f []string) {
+		if len(f) < 2 {
+			return
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			out[pid] = ppid
+		}
+	})
+	return out
+}
+
+// eachProcess calls fn with every process's pid and statFields.
+func eachProcess(fn func(pid int, fields []string)) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil {
 			continue
 		}
-		f, ok := statFields(pid)
-		if !ok || len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			out[pid] = ppid
+		if f, ok := statFields(pid); ok {
+			fn(pid, f)
 		}
 	}
-	return out
 }
 
 // startTime is field 22 of /proc/<pid>/stat, in clock ticks since boot.
