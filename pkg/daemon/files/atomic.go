@@ -37,10 +37,12 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode, uid, gid int) e
 	return writeAtomic(path, mode, uid, gid, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}, nil)
 }
 
-func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error) (retErr error) {
+// writeAtomic is WriteFileAtomic with fill writing the content; h (may be
+// nil) holds the test hooks inside it.
+func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error, h *Hooks) (retErr error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -71,6 +73,9 @@ func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Write
 	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", path, err)
 	}
+	if err := h.written(path); err != nil {
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("fsync %s: %w", tmp, err)
 	}
@@ -80,11 +85,30 @@ func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Write
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("renaming %s: %w", path, err)
 	}
+	if err := h.renamed(path); err != nil {
+		return err
+	}
 	return SyncDir(dir)
 }
 
+func (h *Hooks) written(path string) error {
+	if h == nil || h.Written == nil {
+		return nil
+	}
+	return h.Written(path)
+}
+
+func (h *Hooks) renamed(path string) error {
+	if h == nil || h.Renamed == nil {
+		return nil
+	}
+	return h.Renamed(path)
+}
+
 // SymlinkAtomic makes path a symlink to target, replacing what is there.
-func SymlinkAtomic(target, path string) error {
+func SymlinkAtomic(target, path string) error { return symlinkAtomic(target, path, nil) }
+
+func symlinkAtomic(target, path string, h *Hooks) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -99,6 +123,9 @@ func SymlinkAtomic(target, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("renaming %s: %w", path, err)
+	}
+	if err := h.renamed(path); err != nil {
+		return err
 	}
 	return SyncDir(dir)
 }
