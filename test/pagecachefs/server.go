@@ -27,12 +27,17 @@ type server struct {
 	mu      sync.Mutex
 	handles map[uint64]*handle
 	nextFh  uint64
+	// boot counts power losses: a handle opened before the last one is
+	// stale. Its process died with the machine (only the harness, which
+	// reads, can still hold one): it may read what is left, never write.
+	boot int
 }
 
 type handle struct {
 	ino       uint64
 	appending bool
 	names     []DirEntry // directories: the listing at opendir
+	boot      int
 }
 
 func newServer(m *Model) *server {
@@ -178,6 +183,7 @@ func (s *server) addHandle(h *handle) uint64 {
 	defer s.mu.Unlock()
 	fh := s.nextFh
 	s.nextFh++
+	h.boot = s.boot
 	s.handles[fh] = h
 	return fh
 }
@@ -189,12 +195,20 @@ func (s *server) handle(fh uint64) (*handle, bool) {
 	return h, ok
 }
 
+// current tells whether a handle was opened since the last power loss.
+func (s *server) current(h *handle) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return h.boot == s.boot
+}
+
 func (s *server) dropHandle(fh uint64) {
 	s.mu.Lock()
 	h, ok := s.handles[fh]
 	delete(s.handles, fh)
+	current := ok && h.boot == s.boot
 	s.mu.Unlock()
-	if ok {
+	if current {
 		s.m.Release(h.ino)
 	}
 }
@@ -242,7 +256,7 @@ func (s *server) Read(_ <-chan struct{}, in *fuse.ReadIn, buf []byte) (fuse.Read
 
 func (s *server) Write(_ <-chan struct{}, in *fuse.WriteIn, data []byte) (uint32, fuse.Status) {
 	h, ok := s.handle(in.Fh)
-	if !ok {
+	if !ok || !s.current(h) {
 		// A handle from before a power loss: its process is dead, and what
 		// it still had on its way to the disk is lost with the machine.
 		return 0, fuse.EBADF
@@ -314,11 +328,11 @@ func (s *server) StatFs(_ <-chan struct{}, _ *fuse.InHeader, out *fuse.StatfsOut
 	return fuse.OK
 }
 
-// powerLoss drops the page cache and every handle (their processes died
-// with the machine).
+// powerLoss drops the page cache and makes every open handle stale (their
+// processes died with the machine).
 func (s *server) powerLoss() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handles = map[uint64]*handle{}
+	s.boot++
 	return s.m.PowerLoss()
 }
