@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // tmpMarker is part of every temporary file name, so leftovers of a killed
@@ -44,8 +45,8 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode, uid, gid int) e
 // nil) holds the test hooks inside it.
 func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error, h *Hooks) (retErr error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if err := MkdirAllDurably(dir, 0o755); err != nil {
+		return err
 	}
 	tmp, err := tempName(path)
 	if err != nil {
@@ -110,8 +111,8 @@ func SymlinkAtomic(target, path string) error { return symlinkAtomic(target, pat
 
 func symlinkAtomic(target, path string, h *Hooks) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if err := MkdirAllDurably(dir, 0o755); err != nil {
+		return err
 	}
 	tmp, err := tempName(path)
 	if err != nil {
@@ -139,6 +140,36 @@ func RemoveDurably(path string) error {
 		return fmt.Errorf("removing %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// MkdirAllDurably is os.MkdirAll whose new directories survive a power
+// loss: each directory it makes is followed by an fsync of its parent. A
+// new directory's name lives in its parent, and "calling fsync() does not
+// necessarily ensure that the entry in the directory containing the file
+// has also reached disk. For that an explicit fsync() on a file descriptor
+// for the directory is also needed" (fsync(2)). Without it, a file written
+// and synced in a new directory can vanish with the directory.
+func MkdirAllDurably(dir string, perm os.FileMode) error {
+	fi, err := os.Stat(dir)
+	if err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("creating %s: %w", dir, syscall.ENOTDIR)
+		}
+		return nil
+	}
+	if !os.IsNotExist(err) {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := MkdirAllDurably(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil && !os.IsExist(err) {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return SyncDir(parent)
 }
 
 // SyncDir fsyncs a directory so a rename or removal in it is durable.

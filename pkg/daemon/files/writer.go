@@ -36,8 +36,8 @@ func (w *Writer) Backup(nodes []Node) ([]Backup, error) {
 	if err := w.DropBackups(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(w.BackupDir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", w.BackupDir, err)
+	if err := MkdirAllDurably(w.BackupDir, 0o700); err != nil {
+		return nil, err
 	}
 	out := make([]Backup, 0, len(nodes))
 	for i, n := range nodes {
