@@ -2,8 +2,6 @@ package osdouble
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tandem-mco/tandem/test/pagecachefs"
@@ -16,19 +14,8 @@ import (
 // syncfs(2) alone never reaches such a disk: the double also sends the
 // disk's ioctl (pagecachefs.Syncfs).
 func TestPulledImageSurvivesPowerLoss(t *testing.T) {
-	sysroot := filepath.Join(t.TempDir(), "sysroot")
-	if err := os.Mkdir(sysroot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	disk, err := pagecachefs.Mount(sysroot, filepath.Join(t.TempDir(), "disk"))
-	if err != nil {
-		t.Fatalf("%v (needs /dev/fuse and root)", err)
-	}
-	t.Cleanup(func() {
-		if err := disk.Unmount(); err != nil {
-			t.Error(err)
-		}
-	})
+	disk := pagecachefs.MountTemp(t, "")
+	sysroot := disk.Mountpoint
 	if err := Init(context.Background(), sysroot, InitialOS{ImageRef: img1.Ref}); err != nil {
 		t.Fatal(err)
 	}

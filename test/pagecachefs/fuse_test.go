@@ -14,30 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mount mounts a pagecachefs for a test. It needs /dev/fuse and root (the
-// test runs mount(2) itself); without root, go-fuse falls back to
-// fusermount3 from Debian's fuse3 package.
-func mount(t *testing.T, backing string) *FS {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Fatalf("pagecachefs needs /dev/fuse (FUSE): %v", err)
-	}
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Mount(mnt, backing)
-	if err != nil {
-		t.Fatalf("%v (needs root for mount(2), or fusermount3 from Debian's fuse3)", err)
-	}
-	t.Cleanup(func() {
-		if err := f.Unmount(); err != nil {
-			t.Errorf("unmount: %v", err)
-		}
-	})
-	return f
-}
-
 // applyKernel runs one step through the kernel, with the system calls a
 // program makes.
 func applyKernel(f *FS, s step) error {
@@ -148,7 +124,7 @@ func TestMountedPowerLoss(t *testing.T) {
 	defer syscall.Umask(old)
 	for _, c := range crashCases() {
 		t.Run(c.name, func(t *testing.T) {
-			f := mount(t, filepath.Join(t.TempDir(), "disk"))
+			f := MountTemp(t, "")
 			for _, s := range c.setup {
 				if err := applyKernel(f, s); err != nil {
 					t.Fatalf("setup %+v: %v", s, err)
@@ -175,7 +151,7 @@ func TestMountedPowerLoss(t *testing.T) {
 // exits; kill -9 is the same to the file system) leaves its writes in the
 // page cache; only a power loss drops them.
 func TestKilledWriterKeepsPageCache(t *testing.T) {
-	f := mount(t, filepath.Join(t.TempDir(), "disk"))
+	f := MountTemp(t, "")
 	p := filepath.Join(f.Mountpoint, "f")
 	cmd := exec.Command("/bin/sh", "-c", `printf unsynced > "$1"; kill -9 $$`, "sh", p)
 	if err := cmd.Run(); err == nil {
@@ -196,7 +172,7 @@ func TestKilledWriterKeepsPageCache(t *testing.T) {
 // syncfs(2) never reaches a /dev/fuse server, so it makes nothing durable
 // here. If a kernel starts forwarding it, this fails, and the ioctl can go.
 func TestKernelDoesNotForwardSyncfs(t *testing.T) {
-	f := mount(t, filepath.Join(t.TempDir(), "disk"))
+	f := MountTemp(t, "")
 	if err := os.WriteFile(filepath.Join(f.Mountpoint, "f"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +219,7 @@ func TestBackingRoundTrip(t *testing.T) {
 		}
 	}
 	want := treeOf(t, backing)
-	f := mount(t, backing)
+	f := MountTemp(t, backing)
 	if got := treeOf(t, f.Mountpoint); !maps.Equal(got, want) {
 		t.Fatalf("mounted %q, backing %q", got, want)
 	}

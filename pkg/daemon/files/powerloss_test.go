@@ -8,31 +8,10 @@ import (
 	"github.com/tandem-mco/tandem/test/pagecachefs"
 )
 
-// powerLossDisk mounts a file system that drops at a power loss whatever
-// was never made durable (test/pagecachefs: fsync(2)'s rules). It needs
-// /dev/fuse and root.
-func powerLossDisk(t *testing.T) *pagecachefs.FS {
-	t.Helper()
-	mnt := filepath.Join(t.TempDir(), "mnt")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fs, err := pagecachefs.Mount(mnt, filepath.Join(t.TempDir(), "disk"))
-	if err != nil {
-		t.Fatalf("%v (needs /dev/fuse and root)", err)
-	}
-	t.Cleanup(func() {
-		if err := fs.Unmount(); err != nil {
-			t.Error(err)
-		}
-	})
-	return fs
-}
-
 // TestWritesSurvivePowerLoss: what the helpers report written is there
 // after a power loss, in directories they had to make too.
 func TestWritesSurvivePowerLoss(t *testing.T) {
-	fs := powerLossDisk(t)
+	fs := pagecachefs.MountTemp(t, "") // drops what was never made durable
 	root := fs.Mountpoint
 	file := filepath.Join(root, "var/lib/tandem/daemon/record.json")
 	if err := WriteFileAtomic(file, []byte("record"), 0o600, -1, -1); err != nil {
