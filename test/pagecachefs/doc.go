@@ -1,8 +1,8 @@
 // Package pagecachefs is a FUSE file system (github.com/hanwen/go-fuse/v2,
 // raw API) that keeps every change in memory, a page cache of its own,
 // until a program makes it durable, and drops what is not durable at a
-// power loss. The crash suite mounts one under each simulated node (its
-// root and sysroot: one disk, as on an ostree system; its /run: another).
+// power loss. The crash suite mounts one over each simulated node's root,
+// sysroot and /run (test/framework SimNodeOptions.PageCache).
 //
 // It is a test oracle of its own: its rules come from POSIX and the Linux
 // man pages, with the ext4 and XFS behaviour named below where those are
