@@ -67,6 +67,13 @@ type SimNodeOptions struct {
 	// path: what the node's currentConfig wrote when it was installed, so
 	// that the daemon's on-disk validation finds them.
 	Files map[string]string
+	// PageCache puts the node's root, sysroot and run dir on file systems
+	// with their own page cache (test/pagecachefs), mounted over them once
+	// the node is installed (what they hold then is durable). A power cycle
+	// then drops everything the daemon and the rpm-ostree double never made
+	// durable; a kill -9 drops nothing; an orderly reboot syncs. Needs
+	// /dev/fuse and root.
+	PageCache bool
 }
 
 // BootEvent is one boot of a simulated node.
@@ -102,6 +109,7 @@ type SimNode struct {
 	boots   []BootEvent
 	hook    *stepHook
 	stopped bool
+	disks   *nodeDisks // SimNodeOptions.PageCache
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -153,6 +161,16 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := osdouble.Init(ctx, n.Sysroot, osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile}); err != nil {
 		return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 	}
+	if o.PageCache {
+		if n.disks, err = mountNodeDisks(n); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if retErr != nil && n.disks != nil {
+			_ = n.disks.unmount()
+		}
+	}()
 	if err := n.newBoot("start"); err != nil {
 		return nil, err
 	}
@@ -285,15 +303,15 @@ func (n *SimNode) newBoot(cause string) error {
 }
 
 // killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
-// children too) and waits for it.
-func (n *SimNode) killDaemon() {
+// children too) and waits for it; it returns the group (0: none ran).
+func (n *SimNode) killDaemon() int {
 	p := n.proc
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.cmd = nil
 	p.mu.Unlock()
 	if cmd == nil {
-		return
+		return 0
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	select {
@@ -302,6 +320,7 @@ func (n *SimNode) killDaemon() {
 		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
 	}
 	Untrack(cmd.Process.Pid)
+	return cmd.Process.Pid
 }
 
 // startRPMOstreed starts the node's transaction daemon; it dies with the
@@ -317,12 +336,16 @@ func (n *SimNode) startRPMOstreed() error {
 	return nil
 }
 
-// stopRPMOstreed kills the transaction daemon, as a machine going down does.
-func (n *SimNode) stopRPMOstreed() {
-	if n.rpmOstreed != nil {
-		_ = n.rpmOstreed.Kill()
-		n.rpmOstreed = nil
+// stopRPMOstreed kills the transaction daemon, as a machine going down
+// does; it returns its process group (0: none ran).
+func (n *SimNode) stopRPMOstreed() int {
+	if n.rpmOstreed == nil {
+		return 0
 	}
+	pid := n.rpmOstreed.Pid()
+	_ = n.rpmOstreed.Kill()
+	n.rpmOstreed = nil
+	return pid
 }
 
 // RPMOstreedPID is the pid of the node's transaction daemon (also in
@@ -398,9 +421,17 @@ func (n *SimNode) boot(cause string) error {
 	if n.opts.OnShutdown != nil {
 		n.opts.OnShutdown(cause)
 	}
-	n.killDaemon()
-	n.stopRPMOstreed()
+	groups := []int{n.killDaemon(), n.stopRPMOstreed()}
 	_ = os.Remove(n.rebootFile)
+	if n.disks != nil {
+		if err := waitGroupsGone(groups...); err != nil {
+			return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+		}
+		if cause == "power-loss" {
+			// The machine stops here: what is not durable is gone.
+			n.disks.powerLoss()
+		}
+	}
 	// Both daemons are gone, so is the sysroot lock with them.
 	var err error
 	if cause == "power-loss" {
@@ -410,6 +441,13 @@ func (n *SimNode) boot(cause string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+	}
+	if n.disks != nil {
+		// An orderly shutdown syncs after the staged deployment is
+		// finalized; a boot's own writes (the bootloader's fallback, the
+		// empty /run) are the firmware's and the initramfs's, not the
+		// daemon's: durable.
+		n.disks.sync()
 	}
 	if d := n.opts.RebootDelay; d > 0 {
 		// Down, not locked: the harness still reads the node meanwhile.
@@ -518,13 +556,16 @@ func (n *SimNode) Stop() error {
 		return nil
 	}
 	n.stopped = true
-	n.killDaemon()
-	n.stopRPMOstreed()
+	groups := []int{n.killDaemon(), n.stopRPMOstreed()}
 	n.mu.Unlock()
 	if n.cancel != nil {
 		n.cancel()
 	}
 	n.wg.Wait()
+	if n.disks != nil {
+		// Nothing may use the disks once they are gone.
+		return errors.Join(waitGroupsGone(groups...), n.disks.unmount())
+	}
 	return nil
 }
 

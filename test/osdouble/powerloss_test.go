@@ -1,0 +1,29 @@
+package osdouble
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tandem-mco/tandem/test/pagecachefs"
+)
+
+// TestPulledImageSurvivesPowerLoss: an image the double pulled (one syncfs
+// at the end of the transaction, as ostree does with core.fsync on and
+// per-object-fsync off) is whole after a power loss, on a disk that drops
+// what was never made durable (test/pagecachefs; needs /dev/fuse and root).
+// syncfs(2) alone never reaches such a disk: the double also sends the
+// disk's ioctl (pagecachefs.Syncfs).
+func TestPulledImageSurvivesPowerLoss(t *testing.T) {
+	disk := pagecachefs.MountTemp(t, "")
+	sysroot := disk.Mountpoint
+	if err := Init(context.Background(), sysroot, InitialOS{ImageRef: img1.Ref}); err != nil {
+		t.Fatal(err)
+	}
+	disk.PowerLoss()
+	if err := Fsck(sysroot, ""); err != nil {
+		t.Errorf("after a power loss: %v", err)
+	}
+	if d, err := BootedDeployment(sysroot); err != nil || d.ImageDigest != img1.Digest {
+		t.Errorf("after a power loss booted %+v, %v; want %s", d, err, img1.Digest)
+	}
+}
