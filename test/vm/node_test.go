@@ -78,11 +78,11 @@ func TestVMNode(t *testing.T) {
 	for i, spec := range []struct {
 		name string
 		mib  int64
-	}{{"a", 8}, {"b", 8}, {"c", 16}, {"g", 48}, {"h", 32}} {
+	}{{"a", 8}, {"b", 8}, {"c", 16}, {"g", 48}, {"h", 32}, {"r", 8}} {
 		images[spec.name] = w.image(ctx, i+1, spec.mib)
 	}
 	cfgs := map[string]*config{}
-	for _, n := range []string{"a", "b", "c", "g", "h"} {
+	for _, n := range []string{"a", "b", "c", "g", "h", "r"} {
 		cfgs[n] = w.createConfig(ctx, n, images[n])
 	}
 	w.createNode(ctx, cfgs["a"].name)
@@ -124,6 +124,7 @@ func TestVMNode(t *testing.T) {
 	s.run(t, "5-power-loss-during-finalize", s.powerLossDuringFinalize)
 	s.run(t, "6-kill-daemon-mid-pull", s.killDaemonMidPull)
 	s.run(t, "7-governor-etcd-slow-fsyncs", s.governor)
+	s.run(t, "8-operator-daemonset-rootfs", s.operatorDaemonSet)
 	fmt.Printf("vm-node: scenarios=%d passed=%d boots=%d power_losses=%d accel=%s duration_s=%d\n",
 		s.ran, s.passed, len(n.Boots()), n.PowerLosses(), w.accel, int(time.Since(start).Seconds()))
 }

@@ -40,6 +40,15 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode, uid, gid int) e
 	})
 }
 
+// CopyAtomic replaces path with what r yields, as WriteFileAtomic does
+// (for contents too large to hold in memory, such as a binary).
+func CopyAtomic(path string, r io.Reader, mode os.FileMode) error {
+	return writeAtomic(path, mode, -1, -1, func(w io.Writer) error {
+		_, err := io.Copy(w, r)
+		return err
+	})
+}
+
 func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error) (retErr error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
