@@ -196,14 +196,14 @@ func (w *world) podSecrets(ctx context.Context) error {
 
 // waitPodDaemon waits until machine-config-daemon.service's main process
 // is the daemon the pod re-executed in the host's root: its command line is
-// the DaemonSet's args after the binary the daemon copied to /run/bin, with
+// the DaemonSet's args after the binary the daemon copied into its tmpfs, with
 // the --root-mount=/ the re-exec adds, and it lives in another mount
 // namespace than the host's.
 func (s *suite) waitPodDaemon(ctx context.Context, when string) error {
 	const script = `pid=$(systemctl show -p MainPID --value machine-config-daemon)
 echo "ns_host=$(readlink /proc/1/ns/mnt) ns_daemon=$(readlink /proc/$pid/ns/mnt)"
 tr '\0' ' ' < /proc/$pid/cmdline; echo`
-	want := strings.Join(append(append([]string{"/run/bin/machine-config-daemon"}, daemonSetArgs...), "--root-mount=/"), " ")
+	want := strings.Join(append(append([]string{"/run/machine-config-daemon-pod/bin/machine-config-daemon"}, daemonSetArgs...), "--root-mount=/"), " ")
 	deadline := time.Now().Add(5 * time.Minute)
 	last := ""
 	for time.Now().Before(deadline) {

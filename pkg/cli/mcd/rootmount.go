@@ -29,19 +29,24 @@ const (
 	// bound to the same path in the target so that the in-cluster config
 	// still works after the chroot.
 	podSecretsDir = "/run/secrets"
-	// reexecBinary is where the daemon's own binary is copied in the target.
-	reexecBinary = "/run/bin/machine-config-daemon"
 	// podOnlyDir (tandem) is a tmpfs mounted in the daemon's own mount
 	// namespace under the target's /run: what the daemon brings from its
-	// pod besides the secrets (a --kubeconfig), reachable after the chroot
-	// and visible to nobody else.
+	// pod besides the secrets (its binary, a --kubeconfig), reachable after
+	// the chroot and visible to nobody else.
 	podOnlyDir = "/run/machine-config-daemon-pod"
+	// reexecBinary is where the daemon's own binary is copied in the
+	// target. The MCO copies it to the host's /run/bin; tandem keeps it in
+	// podOnlyDir: a host whose /run is mounted noexec (Debian's initramfs
+	// does) or small (its 10% of memory held the binary only once) failed
+	// the MCO's way in the VM node, and each daemon's copy goes with its
+	// mount namespace instead of staying in the host's /run.
+	reexecBinary = podOnlyDir + "/bin/machine-config-daemon"
 )
 
 // enterRootMount makes the host's root at dir the daemon's root, as the
 // MCO's daemon does in its DaemonSet (the host's / at /rootfs): in a mount
 // namespace of its own it binds the pod's secrets into dir, copies its
-// binary to dir/run/bin, chroots into dir and re-executes itself there with
+// binary into dir (see reexecBinary), chroots into dir and re-executes itself there with
 // --root-mount=/. A --kubeconfig path names a file of the pod: it is read
 // (with the certificate and token files it names) before the chroot and
 // handed to the new process inside the target. On success it does not
@@ -60,6 +65,9 @@ func enterRootMount(dir, kubeconfig string) error {
 		return err
 	}
 	if err := bindPodSecrets(dir); err != nil {
+		return err
+	}
+	if err := mountPodOnly(dir); err != nil {
 		return err
 	}
 	var extra []string
@@ -129,9 +137,21 @@ func bindPodSecrets(dir string) error {
 	return nil
 }
 
+// mountPodOnly mounts podOnlyDir's tmpfs in the target.
+func mountPodOnly(dir string) error {
+	mnt := filepath.Join(dir, podOnlyDir)
+	if err := os.MkdirAll(mnt, 0o700); err != nil {
+		return err
+	}
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700"); err != nil {
+		return fmt.Errorf("mounting a tmpfs at %s: %w", mnt, err)
+	}
+	return nil
+}
+
 // carryKubeconfig writes the kubeconfig at path, with the files it names
-// read into it, to a tmpfs under the target's /run that only this mount
-// namespace sees, and returns its path as seen after the chroot.
+// read into it, to podOnlyDir, and returns its path as seen after the
+// chroot.
 func carryKubeconfig(dir, path string) (string, error) {
 	cfg, err := clientcmd.LoadFromFile(path)
 	if err != nil {
@@ -157,21 +177,14 @@ func carryKubeconfig(dir, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mnt := filepath.Join(dir, podOnlyDir)
-	if err := os.MkdirAll(mnt, 0o700); err != nil {
-		return "", err
-	}
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=1m"); err != nil {
-		return "", fmt.Errorf("mounting a tmpfs at %s: %w", mnt, err)
-	}
-	if err := files.WriteFileAtomic(filepath.Join(mnt, "kubeconfig"), b, 0o600, -1, -1); err != nil {
+	if err := files.WriteFileAtomic(filepath.Join(dir, podOnlyDir, "kubeconfig"), b, 0o600, -1, -1); err != nil {
 		return "", err
 	}
 	return filepath.Join(podOnlyDir, "kubeconfig"), nil
 }
 
 // copySelf copies the running binary to dst (atomically, mode 0755), as the
-// MCO copies its own to <root>/run/bin.
+// MCO copies its own into the target.
 func copySelf(dst string) error {
 	src, err := os.Open("/proc/self/exe")
 	if err != nil {
