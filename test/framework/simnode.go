@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"k8s.io/klog/v2"
 
+	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
@@ -61,6 +62,14 @@ type SimNodeOptions struct {
 	// path: what the node's currentConfig wrote when it was installed, so
 	// that the daemon's on-disk validation finds them.
 	Files map[string]string
+	// Firstboot runs `machine-config-daemon firstboot-complete-machineconfig`
+	// at every boot whose root holds the encapsulated MachineConfig, before
+	// the daemon starts, as the MCO's machine-config-daemon-firstboot unit
+	// does (ConditionPathExists=/etc/ignition-machine-config-encapsulated.json,
+	// Before=kubelet-dependencies.target; templates/common/_base/units,
+	// release-4.21): the daemon starts once it exits successfully, and a
+	// reboot it asks for goes through the harness.
+	Firstboot bool
 }
 
 // BootEvent is one boot of a simulated node.
@@ -90,6 +99,7 @@ type SimNode struct {
 	rebootFile string
 	hookDir    string
 	proc       *process
+	firstboot  *process
 	rpmOstreed *osdouble.DaemonProcess // rpm-ostree's transaction daemon
 
 	mu      sync.Mutex // serialises boots and daemon (re)starts
@@ -152,6 +162,10 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	}
 	n.proc = newProcess("machine-config-daemon-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "daemon.log"), n.daemonArgs()...)
 	n.proc.env = n.daemonEnv()
+	if o.Firstboot {
+		n.firstboot = newProcess("machine-config-daemon-firstboot-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "firstboot.log"), n.firstbootArgs()...)
+		n.firstboot.env = n.daemonEnv()
+	}
 	if o.Hooked {
 		n.hook = newStepHook(n.hookDir)
 	}
@@ -165,7 +179,10 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := n.startRPMOstreed(); err != nil {
 		return nil, err
 	}
-	if err := n.proc.start(); err != nil {
+	n.mu.Lock()
+	err = n.startNodeProcesses()
+	n.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	n.wg.Add(1)
@@ -196,14 +213,31 @@ func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
 }
 
 func (n *SimNode) daemonArgs() []string {
-	args := []string{
+	args := append([]string{
 		"start",
 		"--node-name=" + n.Name,
-		"--root-mount=/",
 		"--kubeconfig=" + n.opts.Kubeconfig,
+		"--metrics-url=",
+		"--resync=" + n.opts.Resync.String(),
+		"-v=2",
+	}, n.nodeArgs()...)
+	return append(args, n.opts.ExtraArgs...)
+}
+
+// firstbootArgs are the first boot's command line: the unit's, with the
+// node's flags.
+func (n *SimNode) firstbootArgs() []string {
+	return append([]string{"firstboot-complete-machineconfig", "--retry-interval=2s", "-v=2"}, n.nodeArgs()...)
+}
+
+// nodeArgs are the flags that place both commands on this node (its root,
+// rpm-ostree, sysroot, /run, reboots): the daemon's node flags, which
+// firstboot-complete-machineconfig shares.
+func (n *SimNode) nodeArgs() []string {
+	return []string{
+		"--root-mount=/",
 		"--root=" + n.Root,
 		"--io-policy=" + n.opts.IOPolicy,
-		"--metrics-url=",
 		"--host=harness",
 		"--reboot-file=" + n.rebootFile,
 		"--boot-id-file=" + n.bootIDFile(),
@@ -211,10 +245,7 @@ func (n *SimNode) daemonArgs() []string {
 		"--sysroot=" + n.Sysroot,
 		"--host-run=" + n.Run,
 		"--rpm-ostreed-pid-file=" + osdouble.DaemonPIDFile(n.Run),
-		"--resync=" + n.opts.Resync.String(),
-		"-v=2",
 	}
-	return append(args, n.opts.ExtraArgs...)
 }
 
 func (n *SimNode) daemonEnv() []string {
@@ -263,7 +294,13 @@ func (n *SimNode) newBoot(cause string) error {
 // killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
 // children too) and waits for it.
 func (n *SimNode) killDaemon() {
-	p := n.proc
+	if n.firstboot != nil {
+		killProcess(n.Name, n.firstboot)
+	}
+	killProcess(n.Name, n.proc)
+}
+
+func killProcess(node string, p *process) {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.cmd = nil
@@ -275,7 +312,7 @@ func (n *SimNode) killDaemon() {
 	select {
 	case <-done:
 	case <-time.After(killWait):
-		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
+		klog.ErrorS(nil, "process did not exit after SIGKILL", "node", node, "name", p.name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
 	}
 	Untrack(cmd.Process.Pid)
 }
@@ -316,7 +353,53 @@ func (n *SimNode) restartDaemon() error {
 	if n.hook != nil {
 		n.hook.release()
 	}
-	return n.proc.start()
+	return n.startNodeProcesses()
+}
+
+// startNodeProcesses starts what a boot starts (n.mu held): the first boot
+// while its MachineConfig is there, else the daemon.
+func (n *SimNode) startNodeProcesses() error {
+	if n.firstboot == nil {
+		return n.proc.start()
+	}
+	if _, err := os.Stat(filepath.Join(n.Root, daemon.EncapsulatedConfigPath)); err != nil {
+		return n.proc.start()
+	}
+	if err := n.firstboot.start(); err != nil {
+		return err
+	}
+	boot := len(n.boots)
+	n.wg.Add(1)
+	go n.afterFirstboot(n.firstboot.done, boot)
+	return nil
+}
+
+// afterFirstboot starts the daemon when the first boot of boot (the
+// node's boot count then) ended by itself, successfully, in that boot; a
+// first boot that asked for a reboot is killed by it instead.
+func (n *SimNode) afterFirstboot(done <-chan struct{}, boot int) {
+	defer n.wg.Done()
+	<-done
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped || len(n.boots) != boot {
+		return
+	}
+	if _, err := n.firstboot.exited(); err != nil {
+		n.fail(fmt.Errorf("simnode %s: firstboot-complete-machineconfig failed: %w (log %s)", n.Name, err, n.firstboot.logPath))
+		return
+	}
+	if err := n.proc.start(); err != nil {
+		n.fail(err)
+	}
+}
+
+func (n *SimNode) fail(err error) {
+	n.errMu.Lock()
+	defer n.errMu.Unlock()
+	if n.err == nil {
+		n.err = err
+	}
 }
 
 // KillDaemon is kill -9 of the daemon, then a restart (same boot).
@@ -393,11 +476,7 @@ func (n *SimNode) watchReboots(ctx context.Context) {
 			continue
 		}
 		if err := n.Reboot(); err != nil {
-			n.errMu.Lock()
-			if n.err == nil {
-				n.err = err
-			}
-			n.errMu.Unlock()
+			n.fail(err)
 			klog.ErrorS(err, "simulated reboot failed", "node", n.Name)
 		}
 	}

@@ -45,7 +45,11 @@ func TestDaemonCrash(t *testing.T) {
 	crashes := []string{"kill", "power-loss"}
 	covered := map[string]map[string]bool{} // action kind -> crash kinds
 	scenarios, passed := 0, 0
+	only := os.Getenv("TANDEM_CRASH_SCRIPTS") // comma-separated script names; empty: all
 	for _, sc := range crashScripts() {
+		if only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
+			continue
+		}
 		clean := w.runCrashScript(t, sc, sc.name+"-clean", nil)
 		if len(clean) == 0 {
 			t.Fatalf("script %s: the clean run reached no step", sc.name)
@@ -80,7 +84,9 @@ func TestDaemonCrash(t *testing.T) {
 		}
 	}
 	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d\n", len(kinds), n, scenarios, passed)
-	if len(missing) > 0 {
+	if only != "" {
+		t.Logf("TANDEM_CRASH_SCRIPTS=%s: the coverage of every action kind is not judged", only)
+	} else if len(missing) > 0 {
 		t.Errorf("action kinds no scenario crashes with both kill -9 and power loss: %s; add a script to crash_scripts_test.go", strings.Join(missing, ", "))
 	}
 	if passed != scenarios {
