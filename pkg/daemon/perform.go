@@ -215,7 +215,11 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 
 	case ActLoadInitialAnnotations:
 		klog.FromContext(ctx).Info("bootstrapping: setting the initial node annotations", "file", InitialAnnotationsPath, "currentConfig", a.Config)
-		return d.opts.Cluster.SetAnnotations(ctx, initialAnnotationsToSet(ob.InitialAnnotations), []string{constants.ReasonAnnotation})
+		if err := d.opts.Cluster.SetAnnotations(ctx, initialAnnotationsToSet(ob.InitialAnnotations), []string{constants.ReasonAnnotation}); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
 
 	case ActFinishBootstrap:
 		return d.finishBootstrap(ob, a.Config)
