@@ -72,12 +72,13 @@ func rebootlessCrashScripts() []crashScript {
 				if err := files.WriteFileAtomic(r.sn.HostPath(daemon.InitialAnnotationsPath), b, 0o644, -1, -1); err != nil {
 					t.Fatal(err)
 				}
-				n := waitDone(r, cfgA)
-				checkDone(t, r, n, cfgA)
-				n = r.w.waitFor(r.sn, "node-annotations.json retired", updateTimeout, func(*corev1.Node) bool {
+				// installNode's Node has no drain handshake to wait for (waitDone's).
+				n := r.w.waitFor(r.sn, "Done on "+cfgA+" with node-annotations.json retired", updateTimeout, func(n *corev1.Node) bool {
 					_, err := os.Stat(r.sn.HostPath(daemon.InitialAnnotationsBakPath))
-					return err == nil
+					return err == nil && n.Annotations[constants.CurrentConfigAnnotation] == cfgA &&
+						n.Annotations[constants.StateAnnotation] == constants.MachineConfigDaemonStateDone
 				})
+				checkDone(t, r, n, cfgA)
 				if _, err := os.Stat(r.sn.HostPath(daemon.InitialAnnotationsPath)); err == nil {
 					t.Errorf("%s still there after the bootstrap", daemon.InitialAnnotationsPath)
 				}
