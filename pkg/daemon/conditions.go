@@ -136,7 +136,9 @@ func ConditionsAfter(a Action, detail string) []metav1.Condition {
 			cond(mcfgv1.MachineConfigNodeUpdateComplete, metav1.ConditionUnknown, string(mcfgv1.MachineConfigNodeUpdateUncordoned), "Uncordoning node"),
 			cond(mcfgv1.MachineConfigNodeUpdateUncordoned, metav1.ConditionUnknown, "UpdateCompleteUncordoned", "Uncordon requested (uncordon-%s)", a.Config),
 		}
-	case ActSetDone:
+	case ActSetDone, ActLoadInitialAnnotations:
+		// A new node's initial annotations say it runs the config it was
+		// installed with, as SetDone does after an update.
 		return []metav1.Condition{
 			cond(mcfgv1.MachineConfigNodeUpdateUncordoned, metav1.ConditionTrue, "UpdateCompleteUncordoned", "Node uncordoned"),
 			cond(mcfgv1.MachineConfigNodeUpdateComplete, metav1.ConditionTrue, string(mcfgv1.MachineConfigNodeUpdateComplete), "Node runs %s", a.Config),

@@ -314,7 +314,7 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 // node stays in until something changes.
 func settles(k ActionKind) bool {
 	switch k {
-	case ActSetDone, ActReportDegraded, ActReportUnreconcilable:
+	case ActSetDone, ActReportDegraded, ActReportUnreconcilable, ActLoadInitialAnnotations:
 		return true
 	}
 	return false

@@ -27,13 +27,17 @@ type ExtensionsRepo interface {
 
 // withExtensions provides the repository of image (none for "") around f.
 func (d *Daemon) withExtensions(ctx context.Context, image string, f func() error) error {
+	return withExtensionsRepo(ctx, d.opts.Extensions, image, f)
+}
+
+func withExtensionsRepo(ctx context.Context, repo ExtensionsRepo, image string, f func() error) error {
 	if image == "" {
 		return f()
 	}
-	if d.opts.Extensions == nil {
+	if repo == nil {
 		return fmt.Errorf("extensions image %s: no extensions repository provider configured", image)
 	}
-	release, err := d.opts.Extensions.Provide(ctx, image)
+	release, err := repo.Provide(ctx, image)
 	if err != nil {
 		return fmt.Errorf("providing the repository of extensions image %s: %w", image, err)
 	}

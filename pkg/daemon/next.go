@@ -13,6 +13,8 @@ import (
 // a kill -9 or a reboot at any point the same function continues correctly.
 //
 // Order of precedence:
+//  0. a new node's bootstrap: the initial annotations, then the on-disk
+//     currentconfig (bootstrap.go);
 //  1. an update or reboot recorded on disk (it may have touched the machine);
 //  2. a granted config (desiredConfig != currentConfig): stage if needed,
 //     then state=Working, drain, write files, reboot;
@@ -32,6 +34,9 @@ import (
 // With Order == OrderStock (the stock MCO's order, the benchmark's
 // baseline) step 2 drains before it stages and step 3 does not exist.
 func Next(o Observed) Action {
+	if a, ok := bootstrapStep(o); ok {
+		return a
+	}
 	if a, ok := adoptOnDiskConfig(o); ok {
 		return a
 	}

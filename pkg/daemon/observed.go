@@ -47,6 +47,11 @@ type Observed struct {
 	// currentConfig, made at daemon start and after every reboot while no
 	// update is in progress (and again while it fails).
 	OnDisk OnDiskCheck
+	// InitialAnnotations are the annotations in node-annotations.json,
+	// which the machine-config-server lays on a new node; nil when the
+	// file is absent. While it is there the node is bootstrapping (the
+	// MCO's getStateAndConfigs).
+	InitialAnnotations map[string]string
 	// Order is the daemon's configured update order (--update-order), not
 	// an observation: it is carried here so that Next stays a pure function
 	// of its one input. The zero value is OrderStaged.

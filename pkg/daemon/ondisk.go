@@ -34,19 +34,26 @@ func (d *Daemon) hostPath(p string) string { return filepath.Join(d.opts.Root, p
 // readOnDiskConfig returns the MachineConfig of the on-disk currentconfig,
 // nil when the file is absent.
 func (d *Daemon) readOnDiskConfig() (*mcfgv1.MachineConfig, error) {
-	b, err := os.ReadFile(d.hostPath(OnDiskConfigPath))
+	mc, err := readMachineConfigFile(d.hostPath(OnDiskConfigPath), OnDiskConfigPath)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
+	return mc, err
+}
+
+// readMachineConfigFile reads the MachineConfig JSON at path (what names
+// it in errors); a missing file's error wraps os.ErrNotExist.
+func readMachineConfigFile(path, what string) (*mcfgv1.MachineConfig, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", OnDiskConfigPath, err)
+		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
 	mc := &mcfgv1.MachineConfig{}
 	if err := json.Unmarshal(b, mc); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", OnDiskConfigPath, err)
+		return nil, fmt.Errorf("parsing %s: %w", what, err)
 	}
 	if mc.Name == "" {
-		return nil, fmt.Errorf("%s names no MachineConfig", OnDiskConfigPath)
+		return nil, fmt.Errorf("%s names no MachineConfig", what)
 	}
 	return mc, nil
 }
@@ -57,6 +64,9 @@ func (d *Daemon) readOnDiskConfig() (*mcfgv1.MachineConfig, error) {
 func (d *Daemon) observeOnDisk(ob *observation) error {
 	_, err := os.Stat(d.hostPath(ForceFilePath))
 	ob.ForceFile = err == nil
+	if ob.InitialAnnotations, err = initialAnnotations(d.opts.Root); err != nil {
+		return err
+	}
 	mc, err := d.readOnDiskConfig()
 	if err != nil || mc == nil {
 		return err
@@ -96,15 +106,21 @@ func (d *Daemon) storeOnDiskConfig(ob *observation, name string) error {
 	if pc == nil {
 		return fmt.Errorf("MachineConfig %s is not available to record in %s", name, OnDiskConfigPath)
 	}
-	b, err := json.Marshal(pc.mc)
+	return storeMachineConfigOnDisk(d.opts.Root, pc.mc)
+}
+
+// storeMachineConfigOnDisk writes mc as the on-disk currentconfig under
+// root (and an empty currentimage).
+func storeMachineConfigOnDisk(root string, mc *mcfgv1.MachineConfig) error {
+	b, err := json.Marshal(mc)
 	if err != nil {
 		return err
 	}
 	// WriteFileAtomic makes missing directories, durably.
-	if err := files.WriteFileAtomic(d.hostPath(OnDiskConfigPath), b, 0o644, -1, -1); err != nil {
+	if err := files.WriteFileAtomic(filepath.Join(root, OnDiskConfigPath), b, 0o644, -1, -1); err != nil {
 		return fmt.Errorf("writing %s: %w", OnDiskConfigPath, err)
 	}
-	if err := files.WriteFileAtomic(d.hostPath(OnDiskImagePath), nil, 0o644, -1, -1); err != nil {
+	if err := files.WriteFileAtomic(filepath.Join(root, OnDiskImagePath), nil, 0o644, -1, -1); err != nil {
 		return fmt.Errorf("writing %s: %w", OnDiskImagePath, err)
 	}
 	return nil

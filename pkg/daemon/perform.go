@@ -213,6 +213,17 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		d.conditions(ctx, ConditionsAfter(a, ""))
 		return nil
 
+	case ActLoadInitialAnnotations:
+		klog.FromContext(ctx).Info("bootstrapping: setting the initial node annotations", "file", InitialAnnotationsPath, "currentConfig", a.Config)
+		if err := d.opts.Cluster.SetAnnotations(ctx, initialAnnotationsToSet(ob.InitialAnnotations), []string{constants.ReasonAnnotation}); err != nil {
+			return err
+		}
+		d.conditions(ctx, ConditionsAfter(a, ""))
+		return nil
+
+	case ActFinishBootstrap:
+		return d.finishBootstrap(ob, a.Config)
+
 	case ActAckReboot:
 		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{constants.LastRebootAnnotation: a.Token}, nil); err != nil {
 			return err

@@ -300,7 +300,21 @@ func (s *adoptScene) installNode(name string, rendered *mcfgv1.MachineConfig) {
 
 	dir := t.TempDir()
 	s.dirs[name] = dir
+	s.layDisk(filepath.Join(dir, "root"), rendered)
+	odc, _ := json.Marshal(rendered)
 	root := filepath.Join(dir, "root")
+	if err := os.MkdirAll(filepath.Join(root, "/etc/machine-config-daemon"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "/etc/machine-config-daemon/currentconfig"), odc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// layDisk writes what installing a node with rendered leaves on its root
+// (Ignition's part): the users and the rendered config's files and units.
+func (s *adoptScene) layDisk(root string, rendered *mcfgv1.MachineConfig) {
+	t := s.t
 	for p, c := range map[string]string{
 		"/etc/passwd": "root:x:0:0:root:/root:/bin/bash\ncore:x:1000:1000:CoreOS Admin:/var/home/core:/bin/bash\n",
 		"/etc/group":  "root:x:0:\ncore:x:1000:\n",
@@ -322,13 +336,6 @@ func (s *adoptScene) installNode(name string, rendered *mcfgv1.MachineConfig) {
 		t.Fatal(err)
 	}
 	if err := (&files.Writer{Root: root}).Apply(nodes, nil); err != nil {
-		t.Fatal(err)
-	}
-	odc, _ := json.Marshal(rendered)
-	if err := os.MkdirAll(filepath.Join(root, "/etc/machine-config-daemon"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "/etc/machine-config-daemon/currentconfig"), odc, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"k8s.io/klog/v2"
 
+	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
@@ -74,6 +75,14 @@ type SimNodeOptions struct {
 	// durable; a kill -9 drops nothing; an orderly reboot syncs. Needs
 	// /dev/fuse and root.
 	PageCache bool
+	// Firstboot runs `machine-config-daemon firstboot-complete-machineconfig`
+	// at every boot whose root holds the encapsulated MachineConfig, before
+	// the daemon starts, as the MCO's machine-config-daemon-firstboot unit
+	// does (ConditionPathExists=/etc/ignition-machine-config-encapsulated.json,
+	// Before=kubelet-dependencies.target; templates/common/_base/units,
+	// release-4.21): the daemon starts once it exits successfully, and a
+	// reboot it asks for goes through the harness.
+	Firstboot bool
 }
 
 // BootEvent is one boot of a simulated node.
@@ -103,6 +112,7 @@ type SimNode struct {
 	rebootFile string
 	hookDir    string
 	proc       *process
+	firstboot  *process
 	rpmOstreed *osdouble.DaemonProcess // rpm-ostree's transaction daemon
 
 	mu      sync.Mutex // serialises boots and daemon (re)starts
@@ -176,6 +186,10 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	}
 	n.proc = newProcess("machine-config-daemon-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "daemon.log"), n.daemonArgs()...)
 	n.proc.env = n.daemonEnv()
+	if o.Firstboot {
+		n.firstboot = newProcess("machine-config-daemon-firstboot-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "firstboot.log"), n.firstbootArgs()...)
+		n.firstboot.env = n.daemonEnv()
+	}
 	if o.Hooked {
 		n.hook = newStepHook(n.hookDir)
 	}
@@ -189,7 +203,10 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := n.startRPMOstreed(); err != nil {
 		return nil, err
 	}
-	if err := n.proc.start(); err != nil {
+	n.mu.Lock()
+	err = n.startNodeProcesses()
+	n.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	n.wg.Add(1)
@@ -227,23 +244,37 @@ type PodCommand struct {
 }
 
 func (n *SimNode) daemonArgs() []string {
+	var args []string
 	if n.opts.Pod != nil {
-		return append(append(slices.Clone(n.opts.Pod.Args), n.nodeArgs()...), n.opts.ExtraArgs...)
+		args = slices.Clone(n.opts.Pod.Args)
+	} else {
+		args = []string{"start", "--node-name=" + n.Name}
 	}
-	args := append([]string{"start", "--node-name=" + n.Name}, n.nodeArgs()...)
+	args = append(args,
+		"--kubeconfig="+n.opts.Kubeconfig,
+		"--metrics-url=",
+		"--resync="+n.opts.Resync.String(),
+		"-v=2",
+	)
+	args = append(args, n.nodeArgs()...)
 	return append(args, n.opts.ExtraArgs...)
 }
 
-// nodeArgs are the test-only flags that make the daemon run a simulated
-// node: its root is a directory (so no chroot: --root-mount=/), it
-// reboots through the harness, its rpm-ostree is the double.
+// firstbootArgs are the first boot's command line: the unit's, with the
+// node's flags.
+func (n *SimNode) firstbootArgs() []string {
+	return append([]string{"firstboot-complete-machineconfig", "--retry-interval=2s", "-v=2"}, n.nodeArgs()...)
+}
+
+// nodeArgs are the test-only flags that place both commands on this node:
+// its root is a directory (so no chroot: --root-mount=/), it reboots
+// through the harness, its rpm-ostree is the double; the daemon's node
+// flags, which firstboot-complete-machineconfig shares.
 func (n *SimNode) nodeArgs() []string {
 	return []string{
 		"--root-mount=/",
-		"--kubeconfig=" + n.opts.Kubeconfig,
 		"--root=" + n.Root,
 		"--io-policy=" + n.opts.IOPolicy,
-		"--metrics-url=",
 		"--host=harness",
 		"--reboot-file=" + n.rebootFile,
 		"--boot-id-file=" + n.bootIDFile(),
@@ -251,8 +282,6 @@ func (n *SimNode) nodeArgs() []string {
 		"--sysroot=" + n.Sysroot,
 		"--host-run=" + n.Run,
 		"--rpm-ostreed-pid-file=" + osdouble.DaemonPIDFile(n.Run),
-		"--resync=" + n.opts.Resync.String(),
-		"-v=2",
 	}
 }
 
@@ -305,7 +334,15 @@ func (n *SimNode) newBoot(cause string) error {
 // killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
 // children too) and waits for it; it returns the group (0: none ran).
 func (n *SimNode) killDaemon() int {
-	p := n.proc
+	if n.firstboot != nil {
+		killProcess(n.Name, n.firstboot)
+	}
+	return killProcess(n.Name, n.proc)
+}
+
+// killProcess kills p's group with SIGKILL and waits; it returns the
+// group (0: none ran).
+func killProcess(node string, p *process) int {
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.cmd = nil
@@ -317,7 +354,7 @@ func (n *SimNode) killDaemon() int {
 	select {
 	case <-done:
 	case <-time.After(killWait):
-		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
+		klog.ErrorS(nil, "process did not exit after SIGKILL", "node", node, "name", p.name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
 	}
 	Untrack(cmd.Process.Pid)
 	return cmd.Process.Pid
@@ -363,7 +400,53 @@ func (n *SimNode) restartDaemon() error {
 	if n.hook != nil {
 		n.hook.release()
 	}
-	return n.proc.start()
+	return n.startNodeProcesses()
+}
+
+// startNodeProcesses starts what a boot starts (n.mu held): the first boot
+// while its MachineConfig is there, else the daemon.
+func (n *SimNode) startNodeProcesses() error {
+	if n.firstboot == nil {
+		return n.proc.start()
+	}
+	if _, err := os.Stat(filepath.Join(n.Root, daemon.EncapsulatedConfigPath)); err != nil {
+		return n.proc.start()
+	}
+	if err := n.firstboot.start(); err != nil {
+		return err
+	}
+	boot := len(n.boots)
+	n.wg.Add(1)
+	go n.afterFirstboot(n.firstboot.done, boot)
+	return nil
+}
+
+// afterFirstboot starts the daemon when the first boot of boot (the
+// node's boot count then) ended by itself, successfully, in that boot; a
+// first boot that asked for a reboot is killed by it instead.
+func (n *SimNode) afterFirstboot(done <-chan struct{}, boot int) {
+	defer n.wg.Done()
+	<-done
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped || len(n.boots) != boot {
+		return
+	}
+	if _, err := n.firstboot.exited(); err != nil {
+		n.fail(fmt.Errorf("simnode %s: firstboot-complete-machineconfig failed: %w (log %s)", n.Name, err, n.firstboot.logPath))
+		return
+	}
+	if err := n.proc.start(); err != nil {
+		n.fail(err)
+	}
+}
+
+func (n *SimNode) fail(err error) {
+	n.errMu.Lock()
+	defer n.errMu.Unlock()
+	if n.err == nil {
+		n.err = err
+	}
 }
 
 // StopDaemon stops the daemon (SIGTERM, SIGKILL after grace), as the
@@ -483,11 +566,7 @@ func (n *SimNode) watchReboots(ctx context.Context) {
 			continue
 		}
 		if err := n.Reboot(); err != nil {
-			n.errMu.Lock()
-			if n.err == nil {
-				n.err = err
-			}
-			n.errMu.Unlock()
+			n.fail(err)
 			klog.ErrorS(err, "simulated reboot failed", "node", n.Name)
 		}
 	}

@@ -18,11 +18,13 @@ func operatorAdditions(kubeconfig string) []string {
 	return []string{"--kubeconfig=" + kubeconfig}
 }
 
-// controllerAdditions: the admin kubeconfig, and a metrics port of its
-// own (every process shares the host's loopback; the MCO's 127.0.0.1:8797
-// is per pod network namespace, or per node for host-network daemons).
-func controllerAdditions(kubeconfig string, metricsPort int) []string {
-	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-listen-address=127.0.0.1:%d", metricsPort)}
+// controllerAdditions: the admin kubeconfig, a metrics port of its own
+// (every process shares the host's loopback; the MCO's 127.0.0.1:8797 is
+// per pod network namespace, or per node for host-network daemons), and
+// the templates where the host has the image's /etc/mcc/templates (the
+// flag's default is that image path).
+func controllerAdditions(kubeconfig string, metricsPort int, templates string) []string {
+	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-listen-address=127.0.0.1:%d", metricsPort), "--templates=" + templates}
 }
 
 // daemonAdditions: the admin kubeconfig and a metrics port of its own;

@@ -52,8 +52,21 @@ func LocateFork() (Fork, error) {
 	return fk, nil
 }
 
-// Binary is the path of one of the image's programs.
-func (f Fork) Binary(name string) string { return filepath.Join(f.Bin, name) }
+// imageTemplates is where the MCO image carries the controller's templates.
+const imageTemplates = "/etc/mcc/templates"
+
+// ImagePath is the fork build's copy of a path of the MCO image: its
+// programs (/usr/bin/<name>) and the templates (/etc/mcc/templates, from
+// the MCO source, as the image's Dockerfile copies them).
+func (f Fork) ImagePath(p string) (string, error) {
+	switch {
+	case strings.HasPrefix(p, "/usr/bin/"):
+		return filepath.Join(f.Bin, strings.TrimPrefix(p, "/usr/bin/")), nil
+	case p == imageTemplates:
+		return filepath.Join(f.Src, "templates"), nil
+	}
+	return "", fmt.Errorf("the fork build has no copy of the image's %s", p)
+}
 
 // Manifests is the CVO's manifest directory of the MCO image.
 func (f Fork) Manifests() string { return filepath.Join(f.Src, "install") }

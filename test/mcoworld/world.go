@@ -33,10 +33,11 @@ type Options struct {
 	// InitialImage is the OS every node boots first; empty: a base
 	// deployment without content.
 	InitialImage string
-	// Binary maps a container's command (an image path such as
-	// /usr/bin/machine-config-daemon) to the host binary; default: the
-	// fork build's program of the same name.
-	Binary func(imagePath string) (string, error)
+	// ImagePath maps a path in the MCO image (a command such as
+	// /usr/bin/machine-config-daemon, /etc/mcc/templates) to the host's
+	// copy; default: the fork build's programs and the MCO source's
+	// templates (ForkImagePath).
+	ImagePath func(imagePath string) (string, error)
 	// EtcdCluster backs the apiserver when set (one member per master).
 	EtcdCluster *framework.EtcdCluster
 	// SimNode adjusts each simulated node's options before it starts.
@@ -69,8 +70,8 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Binary == nil {
-		o.Binary = func(p string) (string, error) { return fork.Binary(filepath.Base(p)), nil }
+	if o.ImagePath == nil {
+		o.ImagePath = fork.ImagePath
 	}
 	ours, err := framework.CRDs()
 	if err != nil {
@@ -176,8 +177,12 @@ func (w *World) workloads() []Workload {
 				if err != nil {
 					return nil, err
 				}
+				templates, err := w.opts.ImagePath(imageTemplates)
+				if err != nil {
+					return nil, err
+				}
 				w.setMetrics("controller", port)
-				return w.startProcess("controller", c, controllerAdditions(kc, port))
+				return w.startProcess("controller", c, controllerAdditions(kc, port, templates))
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
 			Start: w.startDaemon},
@@ -191,7 +196,7 @@ func (h hostProcess) Stop() error  { return h.p.Stop(30 * time.Second) }
 func (h hostProcess) Alive() error { return h.p.Alive() }
 
 func (w *World) startProcess(what string, c Container, additions []string) (Process, error) {
-	bin, err := w.opts.Binary(c.Command)
+	bin, err := w.opts.ImagePath(c.Command)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +225,7 @@ func (d daemonProcess) Alive() error {
 }
 
 func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
-	bin, err := w.opts.Binary(c.Command)
+	bin, err := w.opts.ImagePath(c.Command)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +233,8 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	pod := framework.PodCommand{Args: append(c.Args, daemonAdditions(w.CP.KubeconfigPath, port)...), Env: c.Env}
+	pod := framework.PodCommand{Args: c.Args, Env: c.Env}
+	additions := daemonAdditions(w.CP.KubeconfigPath, port)
 	name := c.Pod.Spec.NodeName
 	w.setMetrics("daemon/"+name, port)
 	w.mu.Lock()
@@ -237,9 +243,10 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if n := w.nodes[name]; n != nil {
 		return daemonProcess{n}, n.SetPod(pod, 30*time.Second)
 	}
+	// The additions go last (ExtraArgs), after the node's own flags.
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
 		Kubeconfig: w.CP.KubeconfigPath, DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
-		InitialImage: w.opts.InitialImage, Pod: &pod}
+		InitialImage: w.opts.InitialImage, Pod: &pod, ExtraArgs: additions}
 	if w.opts.SimNode != nil {
 		w.opts.SimNode(&o)
 	}

@@ -28,6 +28,7 @@ var guestCommands = map[string]string{
 	"rpm-ostree":            "./test/osdouble/cmd/rpm-ostree",
 	"ostree":                "./test/vm/cmd/ostree",
 	"vm-node-install":       "./test/vm/cmd/vm-node-install",
+	"vm-pod":                "./test/vm/cmd/vm-pod",
 }
 
 // BuildBinaries builds the guest's commands and the host's forwarder

@@ -79,11 +79,11 @@ func TestVMNode(t *testing.T) {
 	for i, spec := range []struct {
 		name string
 		mib  int64
-	}{{"a", 8}, {"b", 8}, {"c", 16}, {"g", 48}, {"h", 32}} {
+	}{{"a", 8}, {"b", 8}, {"c", 16}, {"g", 48}, {"h", 32}, {"r", 8}} {
 		images[spec.name] = w.image(ctx, i+1, spec.mib)
 	}
 	cfgs := map[string]*config{}
-	for _, n := range []string{"a", "b", "c", "g", "h"} {
+	for _, n := range []string{"a", "b", "c", "g", "h", "r"} {
 		cfgs[n] = w.createConfig(ctx, n, images[n])
 	}
 	w.createNode(ctx, cfgs["a"].name)
@@ -129,6 +129,7 @@ func TestVMNode(t *testing.T) {
 		{"5-power-loss-during-finalize", s.powerLossDuringFinalize},
 		{"6-kill-daemon-mid-pull", s.killDaemonMidPull},
 		{"7-governor-etcd-slow-fsyncs", s.governor},
+		{"8-operator-daemonset-rootfs", s.operatorDaemonSet},
 	}
 	for _, sc := range scenarios {
 		s.outcome.All = append(s.outcome.All, sc.name)

@@ -1,25 +1,34 @@
 package mcd
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
-)
+	"k8s.io/klog/v2"
 
-// encapsulatedConfigPath is where the machine-config-server's Ignition
-// leaves the node's first MachineConfig (pkg/daemon/constants
-// MachineConfigEncapsulatedPath, release-4.21).
-const encapsulatedConfigPath = "/etc/ignition-machine-config-encapsulated.json"
+	"github.com/tandem-mco/tandem/pkg/daemon"
+)
 
 type firstbootOptions struct {
 	rootMount   string
 	persistNics bool
 	configFile  string
+	node        nodeFlags
+	retry       time.Duration
 }
 
 // newFirstboot is the command a new node's machine-config-daemon-firstboot
 // unit runs from the MCO image (templates/common/_base/units/
-// machine-config-daemon-firstboot.service.yaml, release-4.21).
+// machine-config-daemon-firstboot.service.yaml, release-4.21; the command
+// is cmd/machine-config-daemon/firstboot_complete_machineconfig.go).
 func newFirstboot() *cobra.Command {
 	o := &firstbootOptions{}
 	cmd := &cobra.Command{
@@ -28,16 +37,99 @@ func newFirstboot() *cobra.Command {
 		Short:                 "Complete the host's initial boot into a MachineConfig",
 		Args:                  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runFirstboot(cmd, o)
+			o.node.parsed(cmd)
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return runFirstboot(ctx, o)
 		},
 	}
 	f := cmd.PersistentFlags()
 	f.StringVar(&o.rootMount, "root-mount", "/rootfs", "where the node's root filesystem is mounted for chroot and file manipulation")
 	f.BoolVar(&o.persistNics, "persist-nics", false, "Run nmstatectl persist-nic-names")
-	f.StringVar(&o.configFile, "machineconfig-file", encapsulatedConfigPath, "The MachineConfig file on-disk to use as the source of truth.")
+	f.StringVar(&o.configFile, "machineconfig-file", daemon.EncapsulatedConfigPath, "The MachineConfig file on-disk to use as the source of truth.")
+	f.DurationVar(&o.retry, "retry-interval", time.Minute, "wait before another attempt after a failed one (the MCO's: one minute)")
+	o.node.bind(cmd)
 	return cmd
 }
 
-func runFirstboot(_ *cobra.Command, _ *firstbootOptions) error {
-	return errors.New("firstboot-complete-machineconfig is not implemented yet")
+// runFirstboot is the MCO's flow: --persist-nics alone, or the re-exec in
+// the host's root and the first boot, each attempt retried after a failure
+// until one succeeds (the unit must not let kubelet start before it).
+func runFirstboot(ctx context.Context, o *firstbootOptions) error {
+	if o.persistNics {
+		return persistNics(o.rootMount)
+	}
+	if err := enterRootMount(o.rootMount, ""); err != nil {
+		return err
+	}
+	n := &o.node
+	h, err := n.host()
+	if err != nil {
+		return err
+	}
+	opts := daemon.FirstbootOptions{
+		Root: n.root, ConfigFile: o.configFile, CmdlineFile: n.cmdline,
+		OS: n.os(), Host: h, Extensions: n.extensions(),
+	}
+	for {
+		err := daemon.Firstboot(ctx, opts)
+		if err == nil {
+			return nil
+		}
+		klog.ErrorS(err, "firstboot-complete-machineconfig failed; retrying", "in", o.retry)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(o.retry):
+		}
+	}
+}
+
+// persistNics is the MCO's PersistNetworkInterfaces (pkg/daemon/daemon.go,
+// release-4.21) where it does nothing: only on an EL 8, 9 or 10 CoreOS host
+// (pkg/daemon/osrelease IsEL8/IsEL9/IsEL10) does it run nmstatectl
+// persist-nic-names, from the MCO image's own nmstatectl, for a NIC naming
+// change across a RHEL major release. tandem's image has no nmstatectl, so
+// on such a host it refuses, saying so, rather than let the node boot the
+// new release with NIC names its static addresses no longer match.
+func persistNics(root string) error {
+	b, err := os.ReadFile(filepath.Join(root, "etc/os-release"))
+	if errors.Is(err, os.ErrNotExist) {
+		b, err = os.ReadFile(filepath.Join(root, "usr/lib/os-release"))
+	}
+	if err != nil {
+		return fmt.Errorf("--persist-nics: reading os-release: %w", err)
+	}
+	major := elMajor(string(b))
+	if major == "" {
+		klog.InfoS("--persist-nics: not an EL 8, 9 or 10 CoreOS host; nothing to persist")
+		return nil
+	}
+	return fmt.Errorf("--persist-nics on an EL %s CoreOS host needs nmstatectl persist-nic-names, which the MCO runs from its own image; tandem's image does not ship nmstatectl and does not persist NIC names", major)
+}
+
+// elMajor is "8", "9" or "10" for the hosts the MCO's PersistNetworkInterfaces
+// acts on, "" otherwise: an EL CoreOS (ID rhcos or scos, or rhel with
+// VARIANT_ID coreos) whose version (RHEL_VERSION, else VERSION_ID;
+// osrelease.getOSVersion) has that major, or any host whose version is
+// exactly "8", "9" or "10" (the MCO's conditions, precedence included).
+func elMajor(osRelease string) string {
+	vals := map[string]string{}
+	for _, line := range strings.Split(osRelease, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			vals[k] = strings.Trim(v, `"'`)
+		}
+	}
+	version := vals["VERSION_ID"]
+	if v, ok := vals["RHEL_VERSION"]; ok {
+		version = v
+	}
+	id := vals["ID"]
+	el := id == "rhcos" || id == "scos" || (id == "rhel" && vals["VARIANT_ID"] == "coreos")
+	for _, m := range []string{"8", "9", "10"} {
+		if (el && strings.HasPrefix(version, m+".")) || version == m {
+			return m
+		}
+	}
+	return ""
 }

@@ -22,10 +22,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/cli/clicommon"
 	"github.com/tandem-mco/tandem/pkg/daemon"
-	"github.com/tandem-mco/tandem/pkg/daemon/extensions"
-	"github.com/tandem-mco/tandem/pkg/daemon/host"
 	"github.com/tandem-mco/tandem/pkg/daemon/kube"
-	"github.com/tandem-mco/tandem/pkg/daemon/osupdate"
 	"github.com/tandem-mco/tandem/pkg/iso"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
@@ -44,21 +41,9 @@ type startOptions struct {
 	payloadVersion         *string
 
 	// tandem's.
-	root              string
-	ioPolicy          string
-	hostKind          string
-	rebootFile        string
-	bootIDFile        string
-	cmdline           string
-	rpmOstree         string
-	sysroot           string
-	ioUnit            string
-	ioUnitSet         bool
-	etcdMetrics       string
-	hostRun           string
-	rpmOstreedPIDFile string
-	resync            time.Duration
-	updateOrder       string
+	node        nodeFlags
+	resync      time.Duration
+	updateOrder string
 }
 
 // unsupportedStartFlags are the MCO's flags tandem refuses when set: each
@@ -81,7 +66,7 @@ func newStart(payloadVersion *string) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			o.ioUnitSet = cmd.Flags().Changed("io-unit")
+			o.node.parsed(cmd)
 			return runStart(ctx, o)
 		},
 	}
@@ -97,24 +82,18 @@ func newStart(payloadVersion *string) *cobra.Command {
 	f.StringVar(&o.metricsURL, "metrics-url", "127.0.0.1:8797", "address of the Prometheus /metrics listener (plain HTTP; the DaemonSet's kube-rbac-proxy serves it with TLS); empty disables it")
 	o.tls.Bind(cmd)
 
-	f.StringVar(&o.root, "root", "/", "root prefix of every file the daemon writes (its state lives under <root>"+daemon.StateDir+"); tests give each simulated node its own")
-	f.StringVar(&o.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v)", iso.PolicyNames()))
-	f.StringVar(&o.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
-	f.StringVar(&o.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
-	f.StringVar(&o.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")
-	f.StringVar(&o.cmdline, "cmdline-file", "/proc/cmdline", "the running kernel's command line, checked against the config's kernel arguments; empty: not checked")
-	f.StringVar(&o.rpmOstree, "rpm-ostree", "rpm-ostree", "rpm-ostree binary")
-	f.StringVar(&o.sysroot, "sysroot", "/sysroot", "the OS sysroot (its repo config is tuned by the I/O policy)")
-	f.StringVar(&o.ioUnit, "io-unit", "", "systemd unit whose I/O the policy limits (rpm-ostreed.service in production); empty: with --host=systemd rpm-ostreed.service, else a cgroup made for rpm-ostree's transaction daemon (--rpm-ostreed-pid-file)")
-	f.StringVar(&o.etcdMetrics, "etcd-metrics-url", "", "etcd's /metrics on this node, for the adaptive I/O governor (etcd's WAL fsync latency); empty: the disk's latency from /proc/diskstats")
-	f.StringVar(&o.hostRun, "host-run", "/run", "the host's /run as the daemon sees it (ostree's staged deployment and its finalization lock live there)")
-	f.StringVar(&o.rpmOstreedPIDFile, "rpm-ostreed-pid-file", "", "on hosts without systemd: pid file of rpm-ostree's transaction daemon, which the I/O policy then limits")
+	o.node.bind(cmd)
 	f.DurationVar(&o.resync, "resync", time.Minute, "longest wait between two observations without a node event")
 	f.StringVar(&o.updateOrder, "update-order", string(daemon.OrderStaged),
 		"when the OS is pulled and staged: staged (tandem: before the drain, on stageConfig) or stock "+
 			"(a stock MCO's order: after the drain, stageConfig ignored; the baseline of make bench-disruption)")
 	return cmd
 }
+
+// kubeletKubeconfig is the node's kubelet kubeconfig, where the MCO's
+// daemon finds the API server's address (cmd/machine-config-daemon/start.go,
+// release-4.21).
+const kubeletKubeconfig = "/etc/kubernetes/kubeconfig"
 
 // resolveNodeName is the MCO's rule: the flag, else $NODE_NAME, else an error.
 func resolveNodeName(flag string) (string, error) {
@@ -138,16 +117,15 @@ func ioUnitFor(flag string, set bool, hostKind string) string {
 }
 
 func runStart(ctx context.Context, o *startOptions) error {
-	if o.rootMount != "/" {
-		if err := enterRootMount(o.rootMount); err != nil {
-			return err
-		}
+	if err := enterRootMount(o.rootMount, o.kubeconfig); err != nil {
+		return err
 	}
-	ioUnit := ioUnitFor(o.ioUnit, o.ioUnitSet, o.hostKind)
+	n := &o.node
+	ioUnit := n.unit()
 	// A stage interrupted by a crash left its I/O knobs (disk queue, BDI,
 	// cgroups, unit properties) changed: put them back first, before
 	// anything that needs the cluster.
-	ioOpts := iso.Options{Sysroot: o.sysroot, Unit: ioUnit, StateDir: filepath.Join(o.root, daemon.StateDir, "iso"), EtcdMetricsURL: o.etcdMetrics}
+	ioOpts := n.ioOptions()
 	if restored, err := iso.RestoreInterrupted(ctx, ioOpts); err != nil {
 		klog.ErrorS(err, "Restoring the I/O knobs of an interrupted stage failed; staging is refused until they are restored")
 	} else if len(restored) > 0 {
@@ -157,7 +135,7 @@ func runStart(ctx context.Context, o *startOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := kubeconfig.Load(o.kubeconfig)
+	cfg, err := kubeconfig.LoadForNode(o.kubeconfig, filepath.Join(n.root, kubeletKubeconfig))
 	if err != nil {
 		return err
 	}
@@ -177,43 +155,32 @@ func runStart(ctx context.Context, o *startOptions) error {
 	if err != nil {
 		return fmt.Errorf("operator client: %w", err)
 	}
-	var h daemon.Host
-	switch o.hostKind {
-	case "systemd":
-		h = host.Systemd{}
-	case "harness":
-		h = host.Harness{RebootFile: o.rebootFile}
-	default:
-		return fmt.Errorf("--host=%s: want systemd or harness", o.hostKind)
+	h, err := n.host()
+	if err != nil {
+		return err
 	}
 	order, err := daemon.ParseUpdateOrder(o.updateOrder)
 	if err != nil {
 		return fmt.Errorf("--update-order: %w", err)
 	}
-	pol, err := iso.ParsePolicy(o.ioPolicy, ioOpts)
+	pol, err := iso.ParsePolicy(n.ioPolicy, ioOpts)
 	if err != nil {
 		return fmt.Errorf("--io-policy: %w", err)
 	}
 	if ioUnit != "" {
 		// The staging unit's drop-ins, before anything is staged: they live
 		// in /run, so every boot needs them laid again.
-		if _, err := iso.LayUnitDropIns(ctx, o.root, ioUnit, pol, true); err != nil {
+		if _, err := iso.LayUnitDropIns(ctx, n.root, ioUnit, pol, true); err != nil {
 			klog.ErrorS(err, "Laying the staging unit's drop-ins failed; staging goes on without them", "unit", ioUnit)
 		}
 	}
-	osa := osupdate.New(osupdate.Options{
-		Binary:        o.rpmOstree,
-		DefaultPolicy: o.ioPolicy,
-		PolicyOptions: ioOpts,
-		HostRun:       o.hostRun,
-		DaemonPIDFile: o.rpmOstreedPIDFile,
-	})
+	osa := n.os()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.NewDaemon(reg)
 	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
-	m.SetHostOS(o.root)
+	m.SetHostOS(n.root)
 	if o.kubeletHealthzEnabled && o.kubeletHealthzEndpoint != "" {
 		go daemon.KubeletHealth{URL: o.kubeletHealthzEndpoint, Failures: m.MCO.KubeletState}.Run(ctx)
 	}
@@ -241,15 +208,15 @@ func runStart(ctx context.Context, o *startOptions) error {
 		hook = fileHook(dir)
 	}
 	d, err := daemon.New(daemon.Options{
-		NodeName: nodeName, Root: o.root, BootIDFile: o.bootIDFile, CmdlineFile: o.cmdline,
+		NodeName: nodeName, Root: n.root, BootIDFile: n.bootIDFile, CmdlineFile: n.cmdline,
 		Cluster: cluster, OS: osa, Host: h, Metrics: m, Hook: hook,
 		Wake: wake, Resync: o.resync, Order: order,
-		Extensions: &extensions.Repo{Root: o.root, HostRun: o.hostRun},
+		Extensions: n.extensions(),
 	})
 	if err != nil {
 		return err
 	}
-	klog.InfoS("machine-config-daemon starting", "node", nodeName, "root", o.root, "rootMount", o.rootMount,
-		"ioPolicy", o.ioPolicy, "host", o.hostKind, "updateOrder", order, "payloadVersion", *o.payloadVersion)
+	klog.InfoS("machine-config-daemon starting", "node", nodeName, "root", n.root, "rootMount", o.rootMount,
+		"ioPolicy", n.ioPolicy, "host", n.hostKind, "updateOrder", order, "payloadVersion", *o.payloadVersion)
 	return d.Run(ctx)
 }

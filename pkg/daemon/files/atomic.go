@@ -41,6 +41,15 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode, uid, gid int) e
 	}, nil)
 }
 
+// CopyAtomic replaces path with what r yields, as WriteFileAtomic does
+// (for contents too large to hold in memory, such as a binary).
+func CopyAtomic(path string, r io.Reader, mode os.FileMode) error {
+	return writeAtomic(path, mode, -1, -1, func(w io.Writer) error {
+		_, err := io.Copy(w, r)
+		return err
+	}, nil)
+}
+
 // writeAtomic is WriteFileAtomic with fill writing the content; h (may be
 // nil) holds the test hooks inside it.
 func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error, h *Hooks) (retErr error) {

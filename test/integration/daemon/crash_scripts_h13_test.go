@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
 	"github.com/tandem-mco/tandem/test/framework"
@@ -54,6 +56,42 @@ func rebootlessCrashScripts() []crashScript {
 				r.grant(cfgFiles, r.w.imageA)
 				n := waitDone(r, cfgFiles)
 				checkDone(t, r, n, cfgFiles)
+			},
+		},
+		{
+			// A new node's first start (the MCO's loadNodeAnnotations and
+			// bootstrap mode): the Node has no MCO annotations and the
+			// machine-config-server's node-annotations.json names A, which
+			// the node runs. The daemon takes the annotations, then stores
+			// A on disk and renames the file.
+			name:   "bootstrap",
+			points: []string{string(daemon.ActLoadInitialAnnotations), string(daemon.ActFinishBootstrap)},
+			drive: func(t *testing.T, r *crashRun) {
+				r.w.annotate(r.sn.Name, map[string]string{constants.CurrentConfigAnnotation: "", constants.DesiredConfigAnnotation: "", constants.StateAnnotation: ""})
+				b, _ := json.Marshal(map[string]string{constants.CurrentConfigAnnotation: cfgA, constants.DesiredConfigAnnotation: cfgA,
+					constants.StateAnnotation: constants.MachineConfigDaemonStateDone})
+				if err := files.WriteFileAtomic(r.sn.HostPath(daemon.InitialAnnotationsPath), b, 0o644, -1, -1); err != nil {
+					t.Fatal(err)
+				}
+				// installNode's Node has no drain handshake to wait for (waitDone's).
+				n := r.w.waitFor(r.sn, "Done on "+cfgA+" with node-annotations.json retired", updateTimeout, func(n *corev1.Node) bool {
+					_, err := os.Stat(r.sn.HostPath(daemon.InitialAnnotationsBakPath))
+					return err == nil && n.Annotations[constants.CurrentConfigAnnotation] == cfgA &&
+						n.Annotations[constants.StateAnnotation] == constants.MachineConfigDaemonStateDone
+				})
+				checkDone(t, r, n, cfgA)
+				if _, err := os.Stat(r.sn.HostPath(daemon.InitialAnnotationsPath)); err == nil {
+					t.Errorf("%s still there after the bootstrap", daemon.InitialAnnotationsPath)
+				}
+				if n.Annotations[constants.DesiredConfigAnnotation] != cfgA {
+					t.Errorf("desiredConfig %q, want %s", n.Annotations[constants.DesiredConfigAnnotation], cfgA)
+				}
+				var odc struct {
+					Metadata struct{ Name string } `json:"metadata"`
+				}
+				if b, err := os.ReadFile(r.sn.HostPath(daemon.OnDiskConfigPath)); err != nil || json.Unmarshal(b, &odc) != nil || odc.Metadata.Name != cfgA {
+					t.Errorf("on-disk currentconfig %q (%v), want %s", odc.Metadata.Name, err, cfgA)
+				}
 			},
 		},
 	}

@@ -53,7 +53,11 @@ func TestDaemonCrash(t *testing.T) {
 	crashes := []string{"kill", "power-loss"}
 	covered := map[string]map[string]bool{} // action kind -> crash kinds
 	scenarios, passed := 0, 0
+	only := os.Getenv("TANDEM_CRASH_SCRIPTS") // comma-separated script names; empty: all
 	for _, sc := range crashScripts() {
+		if only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
+			continue
+		}
 		clean := w.runCrashScript(t, sc, sc.name+"-clean", nil)
 		if len(clean) == 0 {
 			t.Fatalf("script %s: the clean run reached no step", sc.name)
@@ -88,15 +92,23 @@ func TestDaemonCrash(t *testing.T) {
 		}
 	}
 	pc := w.pageCache.get()
-	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d power_losses=%d unsynced_dropped_bytes=%d\n",
-		len(kinds), n, scenarios, passed, pc.PowerLosses, pc.UnsyncedDroppedBytes)
-	if pc.PowerLosses < len(kinds) {
-		t.Errorf("%d power losses dropped a page cache, fewer than the %d action kinds", pc.PowerLosses, len(kinds))
+	narrowed := ""
+	if only != "" {
+		narrowed = " narrowed=" + only
 	}
-	if pc.UnsyncedDroppedBytes == 0 {
-		t.Errorf("no power loss dropped an unsynced byte: the page cache drops nothing the suite could miss")
+	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d power_losses=%d unsynced_dropped_bytes=%d%s\n",
+		len(kinds), n, scenarios, passed, pc.PowerLosses, pc.UnsyncedDroppedBytes, narrowed)
+	if only != "" {
+		t.Logf("TANDEM_CRASH_SCRIPTS=%s: the coverage of every action kind and the page-cache figures are not judged", only)
+	} else {
+		if pc.PowerLosses < len(kinds) {
+			t.Errorf("%d power losses dropped a page cache, fewer than the %d action kinds", pc.PowerLosses, len(kinds))
+		}
+		if pc.UnsyncedDroppedBytes == 0 {
+			t.Errorf("no power loss dropped an unsynced byte: the page cache drops nothing the suite could miss")
+		}
 	}
-	if len(missing) > 0 {
+	if only == "" && len(missing) > 0 {
 		t.Errorf("action kinds no scenario crashes with both kill -9 and power loss: %s; add a script to crash_scripts_test.go", strings.Join(missing, ", "))
 	}
 	if passed != scenarios {
