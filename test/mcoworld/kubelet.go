@@ -64,7 +64,38 @@ type Kubelet struct {
 
 type podProcess struct {
 	pod     string
-	process Process
+	started chan struct{} // closed once Start returned
+	process Process       // nil if Start failed
+}
+
+// start runs w.Start for pod; a failure is logged and retried at the next
+// sync, as a kubelet retries a container that failed to start.
+func (k *Kubelet) start(ctx context.Context, w Workload, pod *corev1.Pod, pp *podProcess) {
+	defer close(pp.started)
+	c, err := k.container(ctx, pod, w.Container, w.Entrypoint)
+	if err == nil {
+		pp.process, err = w.Start(ctx, c)
+	}
+	if err != nil {
+		klog.ErrorS(err, "kubelet stand-in: starting a pod failed", "pod", pp.pod)
+		k.mu.Lock()
+		if k.running[pod.UID] == pp {
+			delete(k.running, pod.UID)
+		}
+		k.mu.Unlock()
+		return
+	}
+	klog.InfoS("kubelet stand-in: started", "pod", pp.pod, "node", pod.Spec.NodeName, "args", c.Args)
+}
+
+// stop stops the pod's process once it started.
+func (pp *podProcess) stop() {
+	<-pp.started
+	if pp.process != nil {
+		if err := pp.process.Stop(); err != nil {
+			klog.ErrorS(err, "kubelet stand-in: stop", "pod", pp.pod)
+		}
+	}
 }
 
 // Run reconciles every second until ctx ends, then stops every process.
@@ -115,21 +146,13 @@ func (k *Kubelet) sync(ctx context.Context) error {
 			want[pod.UID] = true
 			k.mu.Lock()
 			_, ok := k.running[pod.UID]
-			k.mu.Unlock()
-			if ok {
-				continue
+			if !ok {
+				// Starting may wait (a node's first boot waits for its
+				// pool's config): each pod starts on its own, as kubelets do.
+				pp := &podProcess{pod: pod.Namespace + "/" + pod.Name, started: make(chan struct{})}
+				k.running[pod.UID] = pp
+				go k.start(ctx, w, pod.DeepCopy(), pp)
 			}
-			c, err := k.container(ctx, pod, w.Container, w.Entrypoint)
-			if err != nil {
-				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
-			}
-			p, err := w.Start(ctx, c)
-			if err != nil {
-				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
-			}
-			klog.InfoS("kubelet stand-in: started", "pod", pod.Namespace+"/"+pod.Name, "node", pod.Spec.NodeName, "args", c.Args)
-			k.mu.Lock()
-			k.running[pod.UID] = &podProcess{pod: pod.Namespace + "/" + pod.Name, process: p}
 			k.mu.Unlock()
 		}
 	}
@@ -144,19 +167,18 @@ func (k *Kubelet) sync(ctx context.Context) error {
 	k.mu.Unlock()
 	for _, p := range gone {
 		klog.InfoS("kubelet stand-in: pod gone, stopping its process", "pod", p.pod)
-		if err := p.process.Stop(); err != nil {
-			klog.ErrorS(err, "kubelet stand-in: stop", "pod", p.pod)
-		}
+		go p.stop() // a pod still starting is stopped once it started
 	}
 	return nil
 }
 
 func (k *Kubelet) stopAll() {
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	for uid, p := range k.running {
-		_ = p.process.Stop()
-		delete(k.running, uid)
+	all := k.running
+	k.running = map[types.UID]*podProcess{}
+	k.mu.Unlock()
+	for _, p := range all {
+		p.stop()
 	}
 }
 
