@@ -13,7 +13,7 @@ import (
 // The plot's canvas and margins, in SVG user units.
 const (
 	svgW, svgH               = 640.0, 420.0
-	svgLeft, svgRight        = 70.0, 20.0
+	svgLeft, svgRight        = 70.0, 110.0
 	svgTop, svgBottom        = 40.0, 50.0
 	svgMinX, svgMinY         = 0.5, 1.0 // stage_ratio and p99_ratio floors of the axes
 	svgTickFactor            = 2.0      // log axes: a tick per doubling
@@ -41,7 +41,7 @@ func frontierSVG(r *report) string {
 	for _, s := range pts {
 		maxX, maxY = math.Max(maxX, s.StageRatio.Max), math.Max(maxY, s.P99Ratio.Max)
 	}
-	maxX, maxY = roundUpPow2(maxX), roundUpPow2(maxY)
+	maxX, maxY = roundUpPow2(maxX*1.2), roundUpPow2(maxY*1.2)
 	x := func(v float64) float64 { return logPos(v, svgMinX, maxX, svgLeft, svgW-svgRight) }
 	y := func(v float64) float64 { return logPos(v, svgMinY, maxY, svgH-svgBottom, svgTop) }
 
@@ -83,7 +83,7 @@ func frontierSVG(r *report) string {
 	for _, s := range pts {
 		color, label := svgPolicyColor, s.Policy
 		if s.Frontier {
-			color, label = svgFrontierColor, fmt.Sprintf("%.2g ms", s.TargetMs.Median)
+			color, label = svgFrontierColor, fmt.Sprintf("%.3g ms", s.TargetMs.Median)
 		}
 		if s.Default {
 			label += " (default)"
