@@ -547,8 +547,8 @@ func TestAdaptiveTargetIsRelativeToIdle(t *testing.T) {
 		want  time.Duration
 		idle  bool
 	}{
-		// The baseline takes 6 scrapes: one to prime, 5 samples.
-		{"idle etcd", 6, 2 * time.Millisecond, true},
+		// The baseline takes one scrape to prime, then one per sample.
+		{"idle etcd", 1 + DefaultBaselineSamples, 2 * time.Millisecond, true},
 		{"etcd already slow", 0, DefaultTargetCeiling, true},
 	} {
 		interval := 20 * time.Millisecond
@@ -572,8 +572,8 @@ func TestAdaptiveTargetIsRelativeToIdle(t *testing.T) {
 		if took < time.Duration(DefaultBaselineSamples)*interval {
 			t.Errorf("%s: Prepare returned after %v, before the %d-interval baseline", c.name, took, DefaultBaselineSamples)
 		}
-		if gt.Target != c.want || gt.Idle.OK != c.idle || gt.Idle.Observations != 500 || !gt.Etcd {
-			t.Errorf("%s: target %+v, want %v from 500 idle fsyncs", c.name, gt, c.want)
+		if want := uint64(100 * DefaultBaselineSamples); gt.Target != c.want || gt.Idle.OK != c.idle || gt.Idle.Observations != want || !gt.Etcd {
+			t.Errorf("%s: target %+v, want %v from %d idle fsyncs", c.name, gt, c.want, want)
 		}
 	}
 }

@@ -205,7 +205,7 @@ const (
 	// latency (nodes without etcd).
 	DefaultDiskCeiling     = 5 * time.Millisecond
 	DefaultSampleInterval  = time.Second
-	DefaultBaselineSamples = 5
+	DefaultBaselineSamples = 3
 	DefaultDirtyLimit      = 64 << 20
 	DefaultMinDirtyLimit   = 8 << 20
 	DefaultMaxDirtyLimit   = 512 << 20
