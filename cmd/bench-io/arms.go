@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,20 +24,11 @@ func parseTargets(s string) ([]targetSpec, error) {
 	}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		t := targetSpec{Text: f}
-		if m, ok := strings.CutSuffix(f, "x"); ok {
-			v, err := strconv.ParseFloat(m, 64)
-			if err != nil || v <= 1 {
-				return nil, fmt.Errorf("--targets: %q: want a multiple of the idle p99 above 1 (e.g. 2x) or a latency (e.g. 3ms)", f)
-			}
-			t.Multiple = v
-		} else {
-			d, err := time.ParseDuration(f)
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("--targets: %q: want a multiple of the idle p99 above 1 (e.g. 2x) or a latency (e.g. 3ms)", f)
-			}
-			t.Latency = d
+		spec, err := iso.ParseTargetSpec(f)
+		if err != nil {
+			return nil, fmt.Errorf("--targets: %w", err)
 		}
+		t := targetSpec{Text: f, Multiple: spec.Multiple, Latency: spec.Latency}
 		if slices.ContainsFunc(out, func(o targetSpec) bool { return o.Text == t.Text }) {
 			return nil, fmt.Errorf("--targets: %s listed twice", f)
 		}

@@ -62,7 +62,7 @@ func parseFlags() *flags {
 	flag.StringVar(&f.nodeName, "node-name", os.Getenv("NODE_NAME"), "name of the Node this daemon manages (default $NODE_NAME)")
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file; empty: in-cluster config")
 	flag.StringVar(&f.root, "root", "/", "root prefix of every file the daemon writes (its state lives under <root>"+daemon.StateDir+")")
-	flag.StringVar(&f.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v)", iso.PolicyNames()))
+	flag.StringVar(&f.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v); a governed policy may name its target after @: a multiple of etcd's idle WAL fsync p99 measured at the stage's start (adaptive@3x; default %gx, at most %v) or a latency (adaptive@5ms)", iso.PolicyNames(), iso.DefaultTargetIdleMultiple, iso.DefaultTargetCeiling))
 	flag.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:8797", "address of the Prometheus /metrics endpoint; empty disables it")
 	flag.StringVar(&f.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
 	flag.StringVar(&f.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")

@@ -56,6 +56,40 @@ func TestParsePolicy(t *testing.T) {
 	}
 }
 
+// A governed policy's name may carry its target: a multiple of the idle
+// p99 or a latency, which overrides the options' own.
+func TestParsePolicyWithTarget(t *testing.T) {
+	o := Options{Sysroot: "/x", EtcdMetricsURL: "http://etcd/metrics", TargetP99: 7 * time.Millisecond}
+	cases := []struct {
+		name     string
+		absolute time.Duration
+		multiple float64
+	}{
+		{"adaptive", 7 * time.Millisecond, DefaultTargetIdleMultiple},
+		{"adaptive@3x", 0, 3},
+		{"adaptive@1.5x", 0, 1.5},
+		{"adaptive-writeback@5ms", 5 * time.Millisecond, DefaultTargetIdleMultiple},
+	}
+	for _, c := range cases {
+		p, err := ParsePolicy(c.name, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r := p.Options().targetRule()
+		if r.Absolute != c.absolute || r.Multiple != c.multiple || r.Ceiling != DefaultTargetCeiling {
+			t.Errorf("%s: rule %+v, want absolute %v multiple %v", c.name, r, c.absolute, c.multiple)
+		}
+		if base, _, _ := strings.Cut(c.name, "@"); p.Name() != base {
+			t.Errorf("%s: name %s", c.name, p.Name())
+		}
+	}
+	for _, bad := range []string{"adaptive@1x", "adaptive@fast", "adaptive@-2ms", "none@2x", "writeback@5ms", "bogus@2x"} {
+		if _, err := ParsePolicy(bad, o); err == nil {
+			t.Errorf("%s: want an error", bad)
+		}
+	}
+}
+
 func TestParsePolicyErrors(t *testing.T) {
 	cases := []struct {
 		name string

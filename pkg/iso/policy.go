@@ -288,15 +288,29 @@ type Policy struct {
 	opts  Options
 }
 
-// ParsePolicy returns the policy called name ("" means the default).
+// ParsePolicy returns the policy called name ("" means the default). A
+// governed policy's name may carry its governor's target after an "@"
+// (ParseTargetSpec): "adaptive@3x" steers to 3x the idle p99, "adaptive@5ms"
+// to 5 ms, overriding the options' target.
 func ParsePolicy(name string, o Options) (*Policy, error) {
 	if name == "" {
 		name = DefaultPolicyName()
+	}
+	name, target, hasTarget := strings.Cut(name, "@")
+	if hasTarget {
+		t, err := ParseTargetSpec(target)
+		if err != nil {
+			return nil, fmt.Errorf("I/O policy %s@%s: %w", name, target, err)
+		}
+		t.apply(&o)
 	}
 	o = o.withDefaults()
 	k, ok := knobsOf(name, o.IOPrio)
 	if !ok {
 		return nil, fmt.Errorf("unknown I/O policy %q: valid policies are %s", name, strings.Join(PolicyNames(), ", "))
+	}
+	if hasTarget && !k.Governed {
+		return nil, fmt.Errorf("I/O policy %s has no governor: a target (@%s) needs %s or %s", name, target, PolicyAdaptive, PolicyAdaptiveWB)
 	}
 	if k.Governed && o.Steer != "" {
 		k.Steer = o.Steer
