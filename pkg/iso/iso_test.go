@@ -669,8 +669,15 @@ func TestAdaptiveLowersLimitWhenEtcdIsSlow(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if limits[0] >= 64<<20 {
-		t.Fatalf("first step %.0f, want a back-off from 64 MiB/s", limits[0])
+	// The first window (MinCount fsyncs) may take more than one sample;
+	// the first move is a back-off.
+	for _, l := range limits {
+		if l != 64<<20 {
+			if l > 64<<20 {
+				t.Fatalf("first move to %.0f, want a back-off from 64 MiB/s", l)
+			}
+			break
+		}
 	}
 	for i := 1; i < len(limits); i++ {
 		if limits[i] > limits[i-1] {

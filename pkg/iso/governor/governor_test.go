@@ -58,7 +58,7 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 	if err := g.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := []uint64{64 * mib, 32 * mib, 40 * mib}
+	want := []uint64{64 * mib, 64 * mib * 7 / 10, 56 * mib}
 	if len(lim.limits) != len(want) {
 		t.Fatalf("limits applied %v, want %v", lim.limits, want)
 	}

@@ -57,7 +57,7 @@ func TestValidateRejects(t *testing.T) {
 		"quantile 1":             func(l *Law) { l.Quantile = 1 },
 		"aim 0":                  func(l *Law) { l.Aim = 0 },
 		"maxSamples 0":           func(l *Law) { l.MaxSamples = 0 },
-		"stageBudget 0":          func(l *Law) { l.StageBudget = 0 },
+		"growReserve < 0":        func(l *Law) { l.GrowReserve = -1 },
 		"min > max":              func(l *Law) { l.Min = l.Max * 2 },
 	} {
 		l := testLaw()
@@ -72,7 +72,7 @@ func TestValidateRejects(t *testing.T) {
 // one; the sum is judged once it holds MinCount, or after MaxSamples.
 func TestJudgesWindowsNotSamples(t *testing.T) {
 	l := testLaw()
-	s := l.Initial(100 * mib)
+	s := State{Limit: 100 * mib, Seen: 1000} // a reserve to grow with
 	quiet := map[float64]uint64{1: 99, 2: 1} // 100 fsyncs, none over 2 ms
 	s = l.Step(s, sampleOf(quiet))
 	if s.Judged != "" || s.WindowSamples != 1 || s.Window.Count != 100 {
@@ -94,20 +94,21 @@ func TestJudgesWindowsNotSamples(t *testing.T) {
 	}
 }
 
-// A window that already holds more slow fsyncs than its p99 allows is
-// judged at once: no later good sample can save it.
-func TestJudgesAtOnceWhenTheWindowIsLost(t *testing.T) {
+// A window over target is a burst the stage can pay for while its reserve
+// (1% of what it has seen, less what it spent) covers another window like
+// it; once it cannot, the law backs off.
+func TestBurstAbsorbedWhileTheReserveLasts(t *testing.T) {
 	l := testLaw()
-	s := l.Initial(100 * mib)
-	// 2 slow of 50: 2 <= 1% of max(50, 200) = 2, the window may still pass.
-	s = l.Step(s, sampleOf(map[float64]uint64{1: 48, 8: 2}))
-	if s.Judged != "" {
-		t.Fatalf("2 slow fsyncs: %+v, want to wait", s)
+	burst := sampleOf(map[float64]uint64{1: 194, 8: 6}) // 6 slow of 200: 4 more than a p99 allows
+	// 2000 good fsyncs before: a reserve of 1% of 2400 less 6 = 18 >= 4.
+	s := l.Step(State{Limit: 100 * mib, Seen: 2000}, burst)
+	if s.Judged != "absorbed" || s.Limit != 100*mib {
+		t.Fatalf("burst with a reserve: %+v, want absorbed", s)
 	}
-	// A third: lost.
-	s = l.Step(s, sampleOf(map[float64]uint64{1: 49, 8: 1}))
+	// 200 fsyncs before, 3 of them slow: a reserve of 1% of 600 less 9 < 4.
+	s = l.Step(State{Limit: 100 * mib, Seen: 200, Slow: 3}, burst)
 	if s.Judged != "back-off" || s.Limit >= 100*mib {
-		t.Fatalf("3 slow fsyncs: %+v, want a back-off now", s)
+		t.Fatalf("burst without a reserve: %+v, want a back-off", s)
 	}
 }
 
@@ -127,24 +128,24 @@ func TestOneSlowSecondInAQuietWindowIsNoBackOff(t *testing.T) {
 }
 
 func TestBacksOffInProportionToOvershoot(t *testing.T) {
-	l := testLaw() // target 2 ms, aim 0.8: the cut aims at 1.6 ms
+	l := testLaw() // target 2 ms, aim 0.8: the cut aims at 1.6 ms, by 10% to 30%
 	cases := []struct {
 		name      string
 		sample    Sample
 		wantLimit float64
 	}{
-		// A mean of 2.5 ms: 0.8*2/2.5 = 0.64.
-		{"mild", mean(2500 * time.Microsecond), 100 * mib * 0.64},
-		// Just over: aims at 0.8 of the target all the same.
+		// A mean of 2.1 ms: 0.8*2/2.1.
 		{"just over", mean(2100 * time.Microsecond), 100 * mib * 0.8 * 2 / 2.1},
-		// Far over: never below half in one step.
-		{"far over", mean(40 * time.Millisecond), 100 * mib * 0.5},
+		// A mean of 2.2 ms: 0.8*2/2.2.
+		{"mild", mean(2200 * time.Microsecond), 100 * mib * 0.8 * 2 / 2.2},
+		// Far over: never below 0.7 in one step.
+		{"far over", mean(40 * time.Millisecond), 100 * mib * 0.7},
 		// A histogram whose p99 is 3 ms (rank 198 of 200: 196 under 2 ms,
-		// 4 in (2,4]): 0.8*2/3.
-		{"histogram", sampleOf(map[float64]uint64{1: 196, 4: 4}), 100 * mib * 0.8 * 2 / 3},
+		// 4 in (2,4]): 0.8*2/3 = 0.53, no deeper than 0.7.
+		{"histogram", sampleOf(map[float64]uint64{1: 196, 4: 4}), 100 * mib * 0.7},
 	}
 	for _, c := range cases {
-		s := l.Step(State{Limit: 100 * mib}, c.sample)
+		s := l.Step(State{Limit: 100 * mib, Slow: 10}, c.sample) // the stage's reserve spent
 		if s.Judged != "back-off" || math.Abs(s.Limit-c.wantLimit) > 1 {
 			t.Errorf("%s: %s to %.0f, want back-off to %.0f", c.name, s.Judged, s.Limit, c.wantLimit)
 		}
@@ -171,16 +172,16 @@ func TestInvalidSampleHolds(t *testing.T) {
 	}
 }
 
-// The stage's own p99 is what the bench judges: once the stage has spent
-// StageBudget of its 1% of slow fsyncs, a quiet window holds instead of
-// growing, until enough good fsyncs have diluted the slow ones.
-func TestStageBudgetStopsGrowth(t *testing.T) {
+// The stage's own p99 is what the bench judges: a stage that has spent its
+// reserve of slow fsyncs (1% of those seen, plus a window's share) holds on
+// a quiet window instead of growing, until good fsyncs have refilled it.
+func TestSpentReserveStopsGrowth(t *testing.T) {
 	l := testLaw()
-	s := State{Limit: 50 * mib, Seen: 1000, Slow: 8} // 0.8% slow: more than half the budget
+	s := State{Limit: 50 * mib, Seen: 1000, Slow: 10} // reserve 1% of 1000 + 2 - 10 = 2 < 3 shares of 2
 	quiet := map[float64]uint64{1: 200}
 	s = l.Step(s, sampleOf(quiet))
 	if s.Judged != "hold" || s.Limit != 50*mib {
-		t.Fatalf("budget spent: %+v, want a hold", s)
+		t.Fatalf("reserve spent: %+v, want a hold", s)
 	}
 	for s.Judged != "grow" {
 		s = l.Step(s, sampleOf(quiet))
@@ -188,8 +189,23 @@ func TestStageBudgetStopsGrowth(t *testing.T) {
 			t.Fatalf("never grew: %+v", s)
 		}
 	}
-	if s.Slow > l.StageBudget*(1-l.Quantile)*s.Seen {
-		t.Fatalf("grew with %v slow of %v", s.Slow, s.Seen)
+	if r := s.reserve(l); r < l.GrowReserve*l.share() {
+		t.Fatalf("grew with a reserve of %v", r)
+	}
+}
+
+// Inside the dead band the limit probes upward while the reserve is ample
+// and no ceiling is held; with a ceiling held it holds.
+func TestProbesInTheDeadBand(t *testing.T) {
+	l := testLaw()
+	band := map[float64]uint64{1: 197, 2: 3} // p99 in (1,2] ms: 0.6-1 of the 2 ms target
+	s := l.Step(State{Limit: 50 * mib, Seen: 5000}, sampleOf(band))
+	if s.Judged != "probe" || s.Limit != 62.5*mib {
+		t.Fatalf("ample reserve: %+v, want a probe to 62.5 MiB/s", s)
+	}
+	s = l.Step(State{Limit: 50 * mib, Seen: 5000, Ceiling: 50 * mib, HoldLeft: 3}, sampleOf(band))
+	if s.Judged != "hold" || s.Limit != 50*mib {
+		t.Fatalf("ceiling held: %+v, want a hold", s)
 	}
 }
 
