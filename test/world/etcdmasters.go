@@ -100,7 +100,10 @@ func mastersEtcd(members []string, windows map[string]stageWindow, wal func(i in
 		m.Staging = []string{name}
 		var others []string
 		for node, o := range windows {
-			if node != name && o.From.Before(win.To) && o.To.After(win.From) {
+			// Windows are known to the second: an overlap of a second
+			// or less is a stage that began as this one ended (the host
+			// lock passed on), not one writing beside it.
+			if node != name && minTime(o.To, win.To).Sub(maxTime(o.From, win.From)) > time.Second {
 				others = append(others, node)
 			}
 		}
@@ -141,4 +144,18 @@ func (s *EtcdSLO) printMasters(out io.Writer) {
 	for _, l := range s.MasterLines() {
 		fmt.Fprintln(out, l)
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -134,6 +134,7 @@ func TestMastersEtcd(t *testing.T) {
 		"master-0": win,
 		"worker-0": {From: at(35), To: at(50)}, // overlaps master-0's end
 		"worker-1": {From: at(41), To: at(60)}, // after it
+		"worker-2": {From: at(39), To: at(50)}, // began as it ended: the lock passed on
 	}
 	fast := fsyncHist(t, 100, 0) // 100 under 1 ms
 	slow := fsyncHist(t, 0, 100) // 100 in (8, 16] ms
