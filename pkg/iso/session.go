@@ -307,15 +307,16 @@ type GovernorTarget struct {
 
 // String is the target as a report shows it, e.g. "2ms (2x idle 1ms)".
 func (t GovernorTarget) String() string {
+	target := t.Target.Round(10 * time.Microsecond)
 	switch {
 	case t.Target == 0:
 		return "none"
 	case t.Rule.Absolute > 0:
-		return t.Target.String()
+		return target.String()
 	case !t.Idle.OK:
-		return fmt.Sprintf("%v (ceiling: no idle latency measured)", t.Target)
+		return fmt.Sprintf("%v (ceiling: no idle latency measured)", target)
 	}
-	return fmt.Sprintf("%v (%gx idle %v)", t.Target, t.Rule.Multiple, t.Idle.Latency.Round(10*time.Microsecond))
+	return fmt.Sprintf("%v (%gx idle %v)", target, t.Rule.Multiple, t.Idle.Latency.Round(10*time.Microsecond))
 }
 
 // GovernorTarget is the governed session's target; zero Target when the
