@@ -116,6 +116,7 @@ func parseFlags() (config, error) {
 		flag.PrintDefaults()
 	}
 	estimate := flag.Bool("estimate", false, "print the run's estimated duration and exit")
+	plotJSON := flag.String("plot-json", "", "write --svg from an earlier run's --json and exit (nothing is measured)")
 	flag.Parse()
 	var err error
 	if c.sizeBytes, err = parseSize(size); err != nil {
@@ -153,6 +154,13 @@ func parseFlags() (config, error) {
 		if !p.Knobs().Governed {
 			return c, fmt.Errorf("--governed %s: the policy has no governor (want %s or %s)", c.governed, iso.PolicyAdaptive, iso.PolicyAdaptiveWB)
 		}
+	}
+	if *plotJSON != "" {
+		if err := replot(*plotJSON, c.svgPath); err != nil {
+			return c, err
+		}
+		fmt.Printf("bench-io: svg=%s\n", c.svgPath)
+		os.Exit(0)
 	}
 	if *estimate {
 		fmt.Printf("bench-io: estimated duration at most about %d min\n", estimateMinutes(c))
@@ -285,4 +293,20 @@ func formatSize(n int64) string {
 		return fmt.Sprintf("%gGiB", float64(n)/(1<<30))
 	}
 	return fmt.Sprintf("%gMiB", float64(n)/(1<<20))
+}
+
+// replot redraws the frontier's SVG from a run's JSON report.
+func replot(jsonPath, svgPath string) error {
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return err
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", jsonPath, err)
+	}
+	if svgPath == "" {
+		return errors.New("--plot-json needs --svg")
+	}
+	return writeSVG(svgPath, &r)
 }

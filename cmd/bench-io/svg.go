@@ -80,7 +80,7 @@ func frontierSVG(r *report) string {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s"/>`+"\n", strings.Join(path, " "), svgFrontierColor)
 	}
-	for _, s := range pts {
+	for i, s := range pts {
 		color, label := svgPolicyColor, s.Policy
 		if s.Frontier {
 			color, label = svgFrontierColor, fmt.Sprintf("%.3g ms", s.TargetMs.Median)
@@ -99,7 +99,11 @@ func frontierSVG(r *report) string {
 		} else {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%g" height="%g" fill="%s"/>`+"\n", cx-svgPointRadius, cy-svgPointRadius, 2*svgPointRadius, 2*svgPointRadius, color)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", cx+svgLabelDX, cy+svgLabelDY, color, html.EscapeString(label))
+		dy := svgLabelDY
+		if !s.Frontier && i%2 == 1 {
+			dy = -svgLabelDY * 2.5 // alternate policies' labels below, so neighbours do not overlap
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", cx+svgLabelDX, cy+dy, color, html.EscapeString(label))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
