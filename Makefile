@@ -107,7 +107,7 @@ vm-shell: vm-deps
 run:
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/tandem-local $(ARGS)
 
-## bench-io: etcd fsync latency while staging an OS under each I/O policy (root, real disk)
+## bench-io: the I/O governor's frontier: etcd fsync p99 against stage time per target, none and writeback (root, real disk, at most 29 min)
 bench-io:
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/bench-io $(ARGS)
 

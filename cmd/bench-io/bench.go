@@ -110,14 +110,19 @@ type report struct {
 	Idle       phase `json:"idle"`
 	// IdleDrift is the larger of the fsync p99 and put p99 factors between
 	// the idle phases; Refused says why the run was refused ("" if not).
-	IdleDrift     float64        `json:"idleDrift"`
-	MaxIdleDrift  float64        `json:"maxIdleDrift"`
-	Refused       string         `json:"refused,omitempty"`
-	DefaultPolicy string         `json:"defaultPolicy"`
-	Trials        []trial        `json:"trials"`
-	Policies      []policySumm   `json:"policies"`
-	Goal          goal           `json:"goal"`
-	Note          map[string]any `json:"note,omitempty"`
+	IdleDrift     float64 `json:"idleDrift"`
+	MaxIdleDrift  float64 `json:"maxIdleDrift"`
+	Refused       string  `json:"refused,omitempty"`
+	DefaultPolicy string  `json:"defaultPolicy"`
+	// Arms are what each round staged under, frontier targets resolved.
+	Arms     []arm        `json:"arms"`
+	Trials   []trial      `json:"trials"`
+	Policies []policySumm `json:"summaries"`
+	// Knee is the lowest frontier target whose median stage_ratio is at
+	// most kneeStageRatio ("" when none is).
+	Knee string         `json:"knee,omitempty"`
+	Goal goal           `json:"goal"`
+	Note map[string]any `json:"note,omitempty"`
 }
 
 type imageInfo struct {
@@ -147,7 +152,11 @@ type phase struct {
 // trial is one staging under one policy in one round.
 type trial struct {
 	Round  int    `json:"round"`
+	Arm    string `json:"arm"`
 	Policy string `json:"policy"`
+	// LoadBefore and LoadAfter say how busy the machine was.
+	LoadBefore hostLoad `json:"loadBefore"`
+	LoadAfter  hostLoad `json:"loadAfter"`
 	phase
 	StageS     float64            `json:"stageSeconds"`
 	StageMiBs  float64            `json:"stageMiBPerSecond"`
@@ -157,7 +166,16 @@ type trial struct {
 	P99Ratio   float64            `json:"p99Ratio"`
 	MaxRatio   float64            `json:"maxRatio"`
 	StageRatio float64            `json:"stageRatio"`
-	Governor   []governorStep     `json:"governor,omitempty"`
+	// TargetMs is the governor's target in force (0: no governor), and
+	// Target how it was chosen; Held tells whether the stage's p99 stayed
+	// at or under it.
+	TargetMs float64        `json:"targetMs,omitempty"`
+	Target   string         `json:"target,omitempty"`
+	Held     bool           `json:"held"`
+	Governor []governorStep `json:"governor,omitempty"`
+	// Series is etcd's WAL fsync histogram per --series-interval during
+	// the stage, with the governed lever's value.
+	Series governor.Series `json:"series"`
 }
 
 type governorStep struct {
@@ -187,16 +205,32 @@ func (b *bench) measure(ctx context.Context) (*report, error) {
 	if r.IdleBefore, err = b.idlePhase(ctx, scraper, "before"); err != nil {
 		return r, err
 	}
+	r.Arms = b.c.arms()
+	resolveTargets(r.Arms, r.IdleBefore.FsyncP99Ms)
+	for _, a := range r.Arms {
+		if a.Target != nil {
+			fmt.Printf("bench-io: arm %s target_ms=%.2f\n", a.Name, a.TargetMs)
+		}
+	}
 	for round := range b.c.trials {
-		for i := range b.c.policies {
-			name := b.c.policies[(i+round)%len(b.c.policies)]
-			t, err := b.stageUnder(ctx, round, name, scraper)
+		for i := range r.Arms {
+			a := r.Arms[(i+round)%len(r.Arms)]
+			t, err := b.stageUnder(ctx, round, a, scraper)
 			if err != nil {
-				return r, fmt.Errorf("round %d, policy %s: %w", round+1, name, err)
+				return r, fmt.Errorf("round %d, %s: %w", round+1, a.Name, err)
 			}
 			r.Trials = append(r.Trials, t)
-			fmt.Fprintf(os.Stderr, "bench-io: round=%d policy=%s stage_s=%.1f fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f writer=%s levers=%v\n",
-				round+1, name, t.StageS, t.FsyncP99Ms, t.FsyncMaxMs, t.PutP99Ms, t.PutMaxMs, t.Writer, t.Levers)
+			if b.c.seriesDir != "" {
+				s := t.Series
+				s.Policy, s.TargetMs, s.IdleP99Ms = t.Policy, t.TargetMs, r.IdleBefore.FsyncP99Ms
+				s.Source = fmt.Sprintf("make bench-io %s, %s, round %d, %s on %s; load average %.1f -> %.1f, I/O pressure %.0f%% -> %.0f%%",
+					r.Started.Format("2006-01-02"), r.Command, t.Round, t.Arm, r.Device, t.LoadBefore.LoadAvg1, t.LoadAfter.LoadAvg1, t.LoadBefore.IOSomeP10, t.LoadAfter.IOSomeP10)
+				if err := writeSeries(b.c.seriesDir, t, s); err != nil {
+					return r, err
+				}
+			}
+			fmt.Fprintf(os.Stderr, "bench-io: round=%d arm=%s stage_s=%.1f fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f target=%s load=%.1f writer=%s levers=%v\n",
+				round+1, a.Name, t.StageS, t.FsyncP99Ms, t.FsyncMaxMs, t.PutP99Ms, t.PutMaxMs, orDash(t.Target), t.LoadAfter.LoadAvg1, t.Writer, t.Levers)
 		}
 	}
 	if r.IdleAfter, err = b.idlePhase(ctx, scraper, "after"); err != nil {
@@ -256,8 +290,9 @@ func (b *bench) quiet(ctx context.Context) error {
 // daemon does: the policy prepared with the node's options, rpm-ostree
 // rebase run through the session's hook, the session closed (every knob
 // restored) after.
-func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper governor.MetricsScraper) (res trial, err error) {
-	res.Round, res.Policy = round+1, name
+func (b *bench) stageUnder(ctx context.Context, round int, a arm, scraper governor.MetricsScraper) (res trial, err error) {
+	name := a.Policy
+	res.Round, res.Policy, res.Arm = round+1, a.Policy, a.Name
 	dir := filepath.Join(b.c.dir, "node")
 	node := osdouble.NewNode(dir)
 	if err := os.RemoveAll(dir); err != nil {
@@ -279,10 +314,17 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 	o := b.c.policyOptions(node.Sysroot, &b.dev)
 	o.CgroupName = name
 	o.EtcdMetricsURL = b.etcd.MetricsURL
+	if a.Target != nil {
+		o.TargetP99 = time.Duration(a.TargetMs * float64(time.Millisecond))
+	}
+	var series *seriesRecorder
 	o.OnGovernorStep = func(x governor.Sample, s governor.State) {
 		mu.Lock()
 		defer mu.Unlock()
 		steps = append(steps, governorStep{T: time.Since(govStart).Seconds(), P99Ms: ms(x.P99), Valid: x.Valid, Value: s.Limit})
+		if series != nil {
+			series.setLever(s.Limit)
+		}
 	}
 	p, err := iso.ParsePolicy(name, o)
 	if err != nil {
@@ -292,17 +334,34 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 	if err != nil {
 		return res, err
 	}
+	res.LoadBefore = readHostLoad()
 	t0 := time.Now()
 	govStart = t0
+	rec, err := startSeries(ctx, scraper, b.c.seriesInterval)
+	if err != nil {
+		return res, err
+	}
+	mu.Lock()
+	series = rec
+	mu.Unlock()
 	s, err := p.Prepare(ctx)
 	if err != nil {
+		rec.finish(ctx)
 		return res, err
 	}
 	defer func() { err = errors.Join(err, s.Close(context.WithoutCancel(ctx))) }()
 	res.Levers, res.Skipped = s.Applied(), s.Skipped()
+	if gt := s.GovernorTarget(); gt.Target > 0 {
+		res.TargetMs, res.Target = ms(gt.Target), gt.String()
+	}
+	for _, l := range res.Levers {
+		if l.Name == p.Knobs().Steer && p.Knobs().Governed {
+			rec.setLever(float64(l.Value))
+		}
+	}
 	// The double's transaction daemon does the writes (as rpm-ostreed does):
 	// the policy's cgroup and I/O class go on it, not on the CLI client.
-	daemon, err := node.StartDaemonProcess(ctx, b.c.rpmOstree, filepath.Join(b.c.dir, "rpm-ostreed-"+name+".log"))
+	daemon, err := node.StartDaemonProcess(ctx, b.c.rpmOstree, filepath.Join(b.c.dir, "rpm-ostreed-"+a.Name+".log"))
 	if err != nil {
 		return res, err
 	}
@@ -315,7 +374,7 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 	defer func() { err = errors.Join(err, restore()) }()
 	cmd := exec.CommandContext(ctx, b.c.rpmOstree, "rebase", "--lock-finalization", "ostree-unverified-registry:"+b.image.Ref)
 	cmd.Env = append(os.Environ(), node.Env()...)
-	out, err := os.Create(filepath.Join(b.c.dir, "stage-"+name+".log"))
+	out, err := os.Create(filepath.Join(b.c.dir, "stage-"+a.Name+".log"))
 	if err != nil {
 		return res, err
 	}
@@ -328,11 +387,14 @@ func (b *bench) stageUnder(ctx context.Context, round int, name string, scraper 
 		return res, fmt.Errorf("staging failed (see %s): %w", out.Name(), err)
 	}
 	t1 := time.Now()
+	res.LoadAfter = readHostLoad()
+	res.Series = rec.finish(ctx)
 	h1, err := scraper.Scrape(ctx)
 	if err != nil {
 		return res, err
 	}
 	res.phase = b.phase(h1.Sub(h0), t0, t1)
+	res.Held = res.TargetMs > 0 && res.FsyncP99Ms <= res.TargetMs
 	res.StageS = t1.Sub(t0).Seconds()
 	res.StageMiBs = float64(b.image.ContentBytes) / (1 << 20) / res.StageS
 	if _, locked, err := osdouble.StagedDeployment(node.Run); err != nil || !locked {
@@ -355,4 +417,11 @@ func ensureRegistriesConf(sysroot string) error {
 		return err
 	}
 	return os.WriteFile(p, nil, 0o644)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -8,12 +8,17 @@ import (
 	"github.com/tandem-mco/tandem/pkg/iso"
 )
 
-// The goal for the default policy, against idle (p99, max) and against
-// "none" (stage time).
+// The goal for the default arm (issue 25), against idle (p99, max), against
+// "none" (stage time), its stage's spread (slowest over fastest trial), and
+// every trial held under its target. The long-term p99 goal stays 1.2x.
 const (
-	goalP99Ratio   = 1.2
-	goalMaxRatio   = 1.5
-	goalStageRatio = 2.0
+	goalP99Ratio    = 2.0
+	goalMaxRatio    = 3.0
+	goalStageRatio  = 2.5
+	goalStageSpread = 1.5
+	// kneeStageRatio: the knee is the lowest target whose median stage is
+	// at most this many times none's.
+	kneeStageRatio = 2.0
 )
 
 // spread is a median over trials and the range around it.
@@ -40,9 +45,15 @@ func (s spread) String(format string) string {
 	return fmt.Sprintf(format+" ("+format+"-"+format+")", s.Median, s.Min, s.Max)
 }
 
-// policySumm is one policy's figures over its trials.
+// factor is the highest over the lowest (the stage's spread).
+func (s spread) factor() float64 { return ratio(s.Max, s.Min) }
+
+// policySumm is one arm's figures over its trials.
 type policySumm struct {
+	Arm        string `json:"arm"`
 	Policy     string `json:"policy"`
+	Default    bool   `json:"default,omitempty"`
+	Frontier   bool   `json:"frontier,omitempty"`
 	Trials     int    `json:"trials"`
 	P99Ratio   spread `json:"p99Ratio"`
 	MaxRatio   spread `json:"maxRatio"`
@@ -52,22 +63,30 @@ type policySumm struct {
 	PutP99Ms   spread `json:"putP99Ms"`
 	PutMaxMs   spread `json:"putMaxMs"`
 	StageS     spread `json:"stageSeconds"`
-	GoalMet    bool   `json:"goalMet"`
+	// TargetMs spreads the targets in force (one value for a frontier arm;
+	// the default's is measured at each stage's start); Held counts the
+	// trials whose p99 stayed at or under theirs.
+	TargetMs spread `json:"targetMs"`
+	Held     int    `json:"held"`
+	Governed bool   `json:"governed"`
 }
 
-// goal is the default policy's verdict.
+// goal is the default arm's verdict.
 type goal struct {
-	Policy     string  `json:"policy"`
-	P99Ratio   float64 `json:"p99Ratio"`
-	MaxRatio   float64 `json:"maxRatio"`
-	StageRatio float64 `json:"stageRatio"`
-	Met        bool    `json:"met"`
-	Measured   bool    `json:"measured"`
+	Policy      string  `json:"policy"`
+	P99Ratio    float64 `json:"p99Ratio"`
+	MaxRatio    float64 `json:"maxRatio"`
+	StageRatio  float64 `json:"stageRatio"`
+	StageSpread float64 `json:"stageSpread"`
+	Held        int     `json:"held"`
+	Trials      int     `json:"trials"`
+	Met         bool    `json:"met"`
+	Measured    bool    `json:"measured"`
 }
 
 // summarize computes the idle reference and drift, each trial's ratios, the
-// per-policy medians and the goal. A drift above maxDrift marks the run
-// refused: its ratios compare against a baseline that moved.
+// per-arm medians, the knee and the goal. A drift above maxDrift marks the
+// run refused: its ratios compare against a baseline that moved.
 func summarize(r *report, maxDrift float64) {
 	r.MaxIdleDrift = maxDrift
 	b, a := r.IdleBefore, r.IdleAfter
@@ -93,28 +112,74 @@ func summarize(r *report, maxDrift float64) {
 		t.MaxRatio = ratio(t.FsyncMaxMs, r.Idle.FsyncMaxMs)
 		t.StageRatio = ratio(t.StageS, noneStage[t.Round])
 	}
-	r.Policies = nil
-	for _, name := range policyOrder(r.Trials) {
-		var p99, mx, st, fp, fm, pp, pm, ss []float64
-		for _, t := range r.Trials {
-			if t.Policy != name {
-				continue
-			}
-			p99, mx, st = append(p99, t.P99Ratio), append(mx, t.MaxRatio), append(st, t.StageRatio)
-			fp, fm, pp, pm, ss = append(fp, t.FsyncP99Ms), append(fm, t.FsyncMaxMs), append(pp, t.PutP99Ms), append(pm, t.PutMaxMs), append(ss, t.StageS)
+	arms := r.Arms
+	if len(arms) == 0 { // a report from before arms: one per policy
+		for _, name := range policyOrder(r.Trials) {
+			arms = append(arms, arm{Name: name, Policy: name})
 		}
-		s := policySumm{Policy: name, Trials: len(p99), P99Ratio: spreadOf(p99), MaxRatio: spreadOf(mx), StageRatio: spreadOf(st),
-			FsyncP99Ms: spreadOf(fp), FsyncMaxMs: spreadOf(fm), PutP99Ms: spreadOf(pp), PutMaxMs: spreadOf(pm), StageS: spreadOf(ss)}
-		s.GoalMet = len(noneStage) > 0 && s.P99Ratio.Median <= goalP99Ratio && s.MaxRatio.Median <= goalMaxRatio && s.StageRatio.Median <= goalStageRatio
-		r.Policies = append(r.Policies, s)
 	}
+	r.Policies = nil
+	for _, a := range arms {
+		s := summarizeArm(a, r.Trials)
+		if s.Trials > 0 {
+			r.Policies = append(r.Policies, s)
+		}
+	}
+	r.Knee = knee(r.Policies, len(noneStage) > 0)
 	r.Goal = goal{Policy: r.DefaultPolicy}
 	for _, s := range r.Policies {
-		if s.Policy == r.DefaultPolicy {
-			r.Goal = goal{Policy: s.Policy, P99Ratio: s.P99Ratio.Median, MaxRatio: s.MaxRatio.Median, StageRatio: s.StageRatio.Median,
-				Met: s.GoalMet && r.Refused == "", Measured: true}
+		if s.Default {
+			r.Goal = goal{Policy: s.Arm, P99Ratio: s.P99Ratio.Median, MaxRatio: s.MaxRatio.Median, StageRatio: s.StageRatio.Median,
+				StageSpread: s.StageS.factor(), Held: s.Held, Trials: s.Trials, Measured: true}
+			r.Goal.Met = len(noneStage) > 0 && r.Refused == "" && s.P99Ratio.Median <= goalP99Ratio && s.MaxRatio.Median <= goalMaxRatio &&
+				s.StageRatio.Median <= goalStageRatio && r.Goal.StageSpread <= goalStageSpread && s.Held == s.Trials
 		}
 	}
+}
+
+func summarizeArm(a arm, trials []trial) policySumm {
+	s := policySumm{Arm: a.Name, Policy: a.Policy, Default: a.isDefault(), Frontier: a.Target != nil}
+	var p99, mx, st, fp, fm, pp, pm, ss, tg []float64
+	for _, t := range trials {
+		if t.Arm != a.Name && (t.Arm != "" || t.Policy != a.Name) {
+			continue
+		}
+		p99, mx, st = append(p99, t.P99Ratio), append(mx, t.MaxRatio), append(st, t.StageRatio)
+		fp, fm, pp, pm, ss = append(fp, t.FsyncP99Ms), append(fm, t.FsyncMaxMs), append(pp, t.PutP99Ms), append(pm, t.PutMaxMs), append(ss, t.StageS)
+		if t.TargetMs > 0 {
+			s.Governed = true
+			tg = append(tg, t.TargetMs)
+			if t.Held {
+				s.Held++
+			}
+		}
+	}
+	s.Trials = len(p99)
+	s.P99Ratio, s.MaxRatio, s.StageRatio = spreadOf(p99), spreadOf(mx), spreadOf(st)
+	s.FsyncP99Ms, s.FsyncMaxMs, s.PutP99Ms, s.PutMaxMs, s.StageS = spreadOf(fp), spreadOf(fm), spreadOf(pp), spreadOf(pm), spreadOf(ss)
+	s.TargetMs = spreadOf(tg)
+	return s
+}
+
+// knee is the lowest frontier target whose median stage_ratio is at most
+// kneeStageRatio, "" if none is (or nothing to compare with).
+func knee(ss []policySumm, haveNone bool) string {
+	if !haveNone {
+		return ""
+	}
+	best := -1
+	for i, s := range ss {
+		if !s.Frontier || s.StageRatio.Median > kneeStageRatio {
+			continue
+		}
+		if best < 0 || s.TargetMs.Median < ss[best].TargetMs.Median {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return ss[best].Arm
 }
 
 // policyOrder lists the policies in the order of their first trial.
@@ -152,23 +217,56 @@ func verdict(ok bool) string {
 	return "missed"
 }
 
-// printReport prints the per-policy lines, the drift and the goal.
+// printReport prints one frontier line per arm (the targets, then the
+// policies), the idle figures and drift, the knee and the goal.
 func printReport(r *report) {
-	for _, s := range r.Policies {
-		fmt.Printf("bench-io: policy=%s trials=%d p99_ratio=%s max_ratio=%s stage_ratio=%s fsync_p99_ms=%s fsync_max_ms=%s put_p99_ms=%s put_max_ms=%s stage_s=%s goal=%s\n",
-			s.Policy, s.Trials, s.P99Ratio.String("%.2f"), s.MaxRatio.String("%.2f"), s.StageRatio.String("%.2f"),
-			s.FsyncP99Ms.String("%.2f"), s.FsyncMaxMs.String("%.0f"), s.PutP99Ms.String("%.2f"), s.PutMaxMs.String("%.1f"), s.StageS.String("%.1f"),
-			verdict(s.GoalMet))
+	for _, frontier := range []bool{true, false} {
+		for _, s := range r.Policies {
+			if s.Frontier == frontier {
+				fmt.Println(frontierLine(s))
+			}
+		}
 	}
 	fmt.Printf("bench-io: idle fsync_p99_ms=%.2f fsync_max_ms=%.0f put_p99_ms=%.2f put_max_ms=%.1f idle_drift=%.2f max_idle_drift=%.2f\n",
 		r.Idle.FsyncP99Ms, r.Idle.FsyncMaxMs, r.Idle.PutP99Ms, r.Idle.PutMaxMs, r.IdleDrift, r.MaxIdleDrift)
-	if r.Goal.Measured {
-		fmt.Printf("bench-io: goal default=%s p99_ratio=%.2f (<=%.1f) max_ratio=%.2f (<=%.1f) stage_ratio=%.2f (<=%.1f) %s\n",
-			r.Goal.Policy, r.Goal.P99Ratio, goalP99Ratio, r.Goal.MaxRatio, goalMaxRatio, r.Goal.StageRatio, goalStageRatio, verdict(r.Goal.Met))
+	if r.Knee != "" {
+		for _, s := range r.Policies {
+			if s.Arm == r.Knee {
+				fmt.Printf("bench-io: knee arm=%s target_ms=%.2f stage_ratio=%.2f (the lowest target whose median stage_ratio <= %.1f)\n",
+					s.Arm, s.TargetMs.Median, s.StageRatio.Median, kneeStageRatio)
+			}
+		}
+	} else {
+		fmt.Printf("bench-io: knee none (no frontier target has a median stage_ratio <= %.1f)\n", kneeStageRatio)
+	}
+	if g := r.Goal; g.Measured {
+		fmt.Printf("bench-io: goal default=%s p99_ratio=%.2f (<=%.1f) max_ratio=%.2f (<=%.1f) stage_ratio=%.2f (<=%.1f) stage_spread=%.2f (<=%.1f) held=%d/%d %s\n",
+			g.Policy, g.P99Ratio, goalP99Ratio, g.MaxRatio, goalMaxRatio, g.StageRatio, goalStageRatio, g.StageSpread, goalStageSpread, g.Held, g.Trials, verdict(g.Met))
 	} else {
 		fmt.Printf("bench-io: goal default=%s not measured (add it to --policies)\n", r.Goal.Policy)
 	}
 	if r.Refused != "" {
 		fmt.Printf("bench-io: REFUSED %s\n", r.Refused)
 	}
+}
+
+// frontierLine is an arm's line: target_ms= for a frontier target,
+// policy= for the others (with the default's measured target and held).
+func frontierLine(s policySumm) string {
+	head := "policy=" + s.Policy
+	if s.Frontier {
+		head = fmt.Sprintf("target_ms=%.2f", s.TargetMs.Median)
+	} else if s.Default {
+		head += " default=true"
+	}
+	line := fmt.Sprintf("bench-io: frontier %s trials=%d p99_ratio=%s max_ratio=%s stage_ratio=%s", head, s.Trials,
+		s.P99Ratio.String("%.2f"), s.MaxRatio.String("%.2f"), s.StageRatio.String("%.2f"))
+	if s.Governed {
+		line += fmt.Sprintf(" held=%d/%d", s.Held, s.Trials)
+		if !s.Frontier {
+			line += " target_ms=" + s.TargetMs.String("%.2f")
+		}
+	}
+	return line + fmt.Sprintf(" stage_s=%s stage_spread=%.2f fsync_p99_ms=%s fsync_max_ms=%s put_p99_ms=%s arm=%s",
+		s.StageS.String("%.1f"), s.StageS.factor(), s.FsyncP99Ms.String("%.2f"), s.FsyncMaxMs.String("%.0f"), s.PutP99Ms.String("%.2f"), s.Arm)
 }

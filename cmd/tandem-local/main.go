@@ -20,6 +20,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/tandem-mco/tandem/pkg/iso"
 	"github.com/tandem-mco/tandem/test/world"
 )
 
@@ -33,7 +34,7 @@ func main() {
 	flag.IntVar(&o.Workers, "workers", 6, "tenant workers")
 	flag.IntVar(&o.DPUs, "dpus", 3, "workers that carry a DPU (one infra dpu-worker node each)")
 	flag.Int64Var(&imageMiB, "image-mib", 64, "size of each synthesized OS image in MiB")
-	flag.StringVar(&o.IOPolicy, "io-policy", "", "staging I/O policy of the daemons (default: the daemon's default)")
+	flag.StringVar(&o.IOPolicy, "io-policy", iso.DefaultPolicyName(), "staging I/O policy of the daemons, with its governor's target if wanted (adaptive@3x); the daemon's default unless set (none: no cgroup, no host lock, every node staging at once)")
 	flag.IntVar(&o.WorkerMaxUnavailable, "worker-max-unavailable", 2, "maxUnavailable of the tenant worker pool")
 	flag.BoolVar(&keepRunning, "keep-running", false, "keep both clusters up after the rollout, for kubectl, until Ctrl-C")
 	flag.DurationVar(&timeout, "timeout", 20*time.Minute, "give up on the rollout after this long")

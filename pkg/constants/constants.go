@@ -93,7 +93,9 @@ const (
 const (
 	// StageConcurrencyAnnotation on a MachineConfigPool: how many nodes may stage at once.
 	StageConcurrencyAnnotation = Prefix + "stageConcurrency"
-	// IOPolicyAnnotation on a MachineConfigPool or Node: the staging I/O policy name.
+	// IOPolicyAnnotation on a Node: the staging I/O policy name, with the
+	// governor's target after "@" if wanted (adaptive@3x, adaptive@5ms; see
+	// iso.ParsePolicy).
 	IOPolicyAnnotation = Prefix + "ioPolicy"
 	// MaintenanceWindowsAnnotation on a MachineConfigPool: when disruption
 	// may start, as cron windows "<cron spec> <duration>" separated by ";" or

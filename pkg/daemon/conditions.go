@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"fmt"
+	"regexp"
+	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,4 +167,49 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// StagedDetail is the tail of the Staged condition's message: the staged
+// checksum, the bytes and the time the stage took, and the I/O policy it
+// ran under (with the governor's target) and when it began to write, so an
+// SRE reading the MachineConfigNode (and the test world's report) can line
+// a stage up with etcd's latency.
+func StagedDetail(res StageResult, took time.Duration) string {
+	io := ""
+	if res.IO != "" {
+		io = fmt.Sprintf("; I/O policy %s; writing began after %s", res.IO, res.Prepared.Round(time.Millisecond))
+	}
+	return fmt.Sprintf(" as %s (%d bytes written in %s%s)", short(res.Checksum), res.BytesWritten, took.Round(time.Millisecond), io)
+}
+
+// StagedInfo is what a Staged condition's message says (StagedDetail).
+type StagedInfo struct {
+	// Took is the whole stage, Prepared the part before it wrote.
+	Took, Prepared time.Duration
+	// IO is the policy with the governor's target, as StageResult.IO.
+	IO string
+}
+
+// stagedRE matches StagedDetail's text.
+var stagedRE = regexp.MustCompile(`bytes written in (\S+?)(?:; I/O policy (.*); writing began after (\S+))?\)$`)
+
+// ParseStaged reads a Staged condition's message; ok is false when it is
+// not one (another condition, or a daemon before the I/O detail).
+func ParseStaged(message string) (StagedInfo, bool) {
+	m := stagedRE.FindStringSubmatch(message)
+	if m == nil {
+		return StagedInfo{}, false
+	}
+	var info StagedInfo
+	var err error
+	if info.Took, err = time.ParseDuration(m[1]); err != nil {
+		return StagedInfo{}, false
+	}
+	if m[3] != "" {
+		if info.Prepared, err = time.ParseDuration(m[3]); err != nil {
+			return StagedInfo{}, false
+		}
+		info.IO = m[2]
+	}
+	return info, true
 }

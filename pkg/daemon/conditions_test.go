@@ -3,6 +3,7 @@ package daemon
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,5 +55,28 @@ func TestConditionsFollowTheMCO(t *testing.T) {
 	}
 	if !IsProgressCondition(string(mcfgv1.MachineConfigNodeUpdateDrained)) || IsProgressCondition(string(mcfgv1.MachineConfigNodeUpdated)) {
 		t.Error("progress conditions misclassified")
+	}
+}
+
+// The Staged message says what the stage wrote, under which I/O policy and
+// governor target, and when it began to write; ParseStaged reads it back,
+// and a message of a daemon without the I/O detail still gives the time.
+func TestStagedDetailRoundTrip(t *testing.T) {
+	res := StageResult{Checksum: "0123456789abcdef", BytesWritten: 4096, IO: "adaptive, governor target 2ms (2x idle 1.01ms)", Prepared: 5200 * time.Millisecond}
+	msg := ConditionsAfter(Action{Kind: ActStage, Image: "img@sha256:aa", Config: "rendered-master-1"}, StagedDetail(res, 21300*time.Millisecond))[0].Message
+	want := "Staged img@sha256:aa for rendered-master-1, finalization-locked as 0123456789ab (4096 bytes written in 21.3s; I/O policy adaptive, governor target 2ms (2x idle 1.01ms); writing began after 5.2s)"
+	if msg != want {
+		t.Fatalf("message\n%s\nwant\n%s", msg, want)
+	}
+	info, ok := ParseStaged(msg)
+	if !ok || info.Took != 21300*time.Millisecond || info.Prepared != 5200*time.Millisecond || info.IO != res.IO {
+		t.Fatalf("parsed %+v %v", info, ok)
+	}
+	old, ok := ParseStaged("Staged img for c, finalization-locked as 0123 (10 bytes written in 3s)")
+	if !ok || old.Took != 3*time.Second || old.IO != "" {
+		t.Fatalf("older message: %+v %v", old, ok)
+	}
+	if _, ok := ParseStaged("Staging img for c, finalization-locked"); ok {
+		t.Fatal("a Staging message parsed as Staged")
 	}
 }

@@ -41,6 +41,13 @@ type StageResult struct {
 	Checksum string
 	// BytesWritten to the sysroot (0 when unknown).
 	BytesWritten int64
+	// IO describes the I/O policy the stage ran under, with the governor's
+	// target when one steered (e.g. "adaptive, governor target 2ms (2x
+	// idle 1ms)").
+	IO string
+	// Prepared is how long the policy took before the stage wrote: the
+	// host lock (another stage on this host) and the idle measurement.
+	Prepared time.Duration
 }
 
 // OS is rpm-ostree as the daemon uses it (pkg/daemon/osupdate wraps pkg/ostree).

@@ -315,7 +315,7 @@ func (d *Daemon) stage(ctx context.Context, ob *observation, a Action) error {
 	dur := time.Since(start)
 	d.opts.Metrics.StageDuration.Observe(dur.Seconds())
 	d.opts.Metrics.StageBytes.Add(float64(res.BytesWritten))
-	d.conditions(ctx, ConditionsAfter(a, fmt.Sprintf(" as %s (%d bytes written in %s)", short(res.Checksum), res.BytesWritten, dur.Round(time.Millisecond))))
+	d.conditions(ctx, ConditionsAfter(a, StagedDetail(res, dur)))
 	return nil
 }
 

@@ -141,13 +141,26 @@ type Options struct {
 	// EtcdMetricsURL is etcd's /metrics for the governor; empty: the
 	// governor uses the disk's latency from /proc/diskstats.
 	EtcdMetricsURL string
-	// TargetP99 is the governor's target for etcd's WAL fsync p99.
+	// TargetP99, when set, is the governor's target for etcd's WAL fsync
+	// p99. Zero (the default): TargetIdleMultiple times the p99 the
+	// governor measures over BaselineSamples intervals before the stage
+	// starts writing, at most TargetCeiling.
 	TargetP99 time.Duration
-	// DiskTarget is the governor's target mean write latency when it
-	// reads /proc/diskstats instead of etcd.
+	// TargetIdleMultiple is the relative target's multiple of the idle
+	// latency (DefaultTargetIdleMultiple).
+	TargetIdleMultiple float64
+	// TargetCeiling caps a relative target on etcd's p99
+	// (DefaultTargetCeiling, etcd's guidance).
+	TargetCeiling time.Duration
+	// DiskTarget, when set, is the governor's target mean write latency
+	// when it reads /proc/diskstats instead of etcd; zero: relative, as
+	// above, at most DefaultDiskCeiling.
 	DiskTarget time.Duration
 	// SampleInterval is how often the governor samples.
 	SampleInterval time.Duration
+	// BaselineSamples is how many intervals the governor measures the
+	// idle latency for before the stage writes (DefaultBaselineSamples).
+	BaselineSamples int
 	// OnGovernorStep, when set, sees each governor step.
 	OnGovernorStep func(governor.Sample, governor.State)
 
@@ -177,20 +190,28 @@ type Options struct {
 
 // Defaults for the zero fields of Options.
 const (
-	DefaultCgroupParent   = "tandem"
-	DefaultCgroupName     = "staging"
-	DefaultWriteLimit     = 128 << 20
-	DefaultMinWriteLimit  = 16 << 20
-	DefaultWeight         = 10
-	DefaultTargetP99      = 10 * time.Millisecond
-	DefaultDiskTarget     = 5 * time.Millisecond
-	DefaultSampleInterval = time.Second
-	DefaultDirtyLimit     = 64 << 20
-	DefaultMinDirtyLimit  = 8 << 20
-	DefaultMaxDirtyLimit  = 512 << 20
-	DefaultWBTLatency     = 2 * time.Millisecond
-	DefaultRequestSizeKB  = 512
-	DefaultIOCostLatency  = 5 * time.Millisecond
+	DefaultCgroupParent  = "tandem"
+	DefaultCgroupName    = "staging"
+	DefaultWriteLimit    = 128 << 20
+	DefaultMinWriteLimit = 16 << 20
+	DefaultWeight        = 10
+	// DefaultTargetIdleMultiple is the default target as a multiple of the
+	// idle p99: the knee of make bench-io's frontier (docs/benchmarks.md).
+	DefaultTargetIdleMultiple = 2.0
+	// DefaultTargetCeiling is etcd's hardware guidance for the WAL fsync
+	// p99 (10 ms): no relative target goes above it.
+	DefaultTargetCeiling = 10 * time.Millisecond
+	// DefaultDiskCeiling caps a relative target on the disk's mean write
+	// latency (nodes without etcd).
+	DefaultDiskCeiling     = 5 * time.Millisecond
+	DefaultSampleInterval  = time.Second
+	DefaultBaselineSamples = 3
+	DefaultDirtyLimit      = 64 << 20
+	DefaultMinDirtyLimit   = 8 << 20
+	DefaultMaxDirtyLimit   = 512 << 20
+	DefaultWBTLatency      = 2 * time.Millisecond
+	DefaultRequestSizeKB   = 512
+	DefaultIOCostLatency   = 5 * time.Millisecond
 )
 
 func (o Options) withDefaults() Options {
@@ -215,14 +236,17 @@ func (o Options) withDefaults() Options {
 	if o.IOPrio == (IOPrio{}) {
 		o.IOPrio = Idle
 	}
-	if o.TargetP99 == 0 {
-		o.TargetP99 = DefaultTargetP99
+	if o.TargetIdleMultiple == 0 {
+		o.TargetIdleMultiple = DefaultTargetIdleMultiple
 	}
-	if o.DiskTarget == 0 {
-		o.DiskTarget = DefaultDiskTarget
+	if o.TargetCeiling == 0 {
+		o.TargetCeiling = DefaultTargetCeiling
 	}
 	if o.SampleInterval == 0 {
 		o.SampleInterval = DefaultSampleInterval
+	}
+	if o.BaselineSamples == 0 {
+		o.BaselineSamples = DefaultBaselineSamples
 	}
 	if o.StateDir == "" {
 		o.StateDir = DefaultStateDir
@@ -264,15 +288,29 @@ type Policy struct {
 	opts  Options
 }
 
-// ParsePolicy returns the policy called name ("" means the default).
+// ParsePolicy returns the policy called name ("" means the default). A
+// governed policy's name may carry its governor's target after an "@"
+// (ParseTargetSpec): "adaptive@3x" steers to 3x the idle p99, "adaptive@5ms"
+// to 5 ms, overriding the options' target.
 func ParsePolicy(name string, o Options) (*Policy, error) {
 	if name == "" {
 		name = DefaultPolicyName()
+	}
+	name, target, hasTarget := strings.Cut(name, "@")
+	if hasTarget {
+		t, err := ParseTargetSpec(target)
+		if err != nil {
+			return nil, fmt.Errorf("I/O policy %s@%s: %w", name, target, err)
+		}
+		t.apply(&o)
 	}
 	o = o.withDefaults()
 	k, ok := knobsOf(name, o.IOPrio)
 	if !ok {
 		return nil, fmt.Errorf("unknown I/O policy %q: valid policies are %s", name, strings.Join(PolicyNames(), ", "))
+	}
+	if hasTarget && !k.Governed {
+		return nil, fmt.Errorf("I/O policy %s has no governor: a target (@%s) needs %s or %s", name, target, PolicyAdaptive, PolicyAdaptiveWB)
 	}
 	if k.Governed && o.Steer != "" {
 		k.Steer = o.Steer
@@ -305,7 +343,11 @@ func ParsePolicy(name string, o Options) (*Policy, error) {
 		return nil, fmt.Errorf("I/O policy %s: dirty limit %d outside [%d, %d]", name, o.DirtyLimit, o.MinDirtyLimit, o.MaxDirtyLimit)
 	}
 	if k.Governed {
-		if err := lawFor(o, k.Steer).Validate(); err != nil {
+		rule := o.targetRule()
+		if err := rule.Validate(); err != nil {
+			return nil, fmt.Errorf("I/O policy %s: %w", name, err)
+		}
+		if err := lawFor(o, k.Steer, rule.Resolve(0, false)).Validate(); err != nil {
 			return nil, fmt.Errorf("I/O policy %s: %w", name, err)
 		}
 	}
@@ -321,15 +363,30 @@ func (p *Policy) Knobs() Knobs { return p.knobs }
 // Options are the options it was parsed with, defaults filled in.
 func (p *Policy) Options() Options { return p.opts }
 
+// targetRule is how the governor picks its target when a stage starts:
+// etcd's WAL fsync p99 (or, without etcd, the disk's mean write latency),
+// absolute when set, else relative to the idle latency it measures.
+func (o Options) targetRule() governor.TargetRule {
+	if o.EtcdMetricsURL == "" {
+		return governor.TargetRule{Absolute: o.DiskTarget, Multiple: o.TargetIdleMultiple, Ceiling: DefaultDiskCeiling, Resolution: diskResolution}
+	}
+	return governor.TargetRule{Absolute: o.TargetP99, Multiple: o.TargetIdleMultiple, Ceiling: o.TargetCeiling, Resolution: etcdResolution}
+}
+
+// etcdResolution is the upper bound of the first bucket of etcd's WAL fsync
+// histogram (go.etcd.io/etcd/server/v3 v3.6.16 storage/wal/metrics.go:
+// ExponentialBuckets(0.001, 2, 14)): every fsync under it is counted alike. diskResolution is
+// /proc/diskstats' unit, the millisecond.
+const (
+	etcdResolution = time.Millisecond
+	diskResolution = time.Millisecond
+)
+
 // lawFor is the governor's law for the steered lever. Every steerable
 // lever gives staging more throughput as its value grows (a higher write
 // limit, more dirty memory, a laxer wbt target, larger requests), which is
 // the direction the law assumes.
-func lawFor(o Options, steer string) governor.Law {
-	target := o.TargetP99
-	if o.EtcdMetricsURL == "" {
-		target = o.DiskTarget
-	}
+func lawFor(o Options, steer string, target time.Duration) governor.Law {
 	lo, hi, _ := steerRange(o, steer)
 	return governor.DefaultLaw(target, lo, hi)
 }

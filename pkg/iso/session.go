@@ -45,6 +45,7 @@ type Session struct {
 	skipped   map[string]string
 	stopGov   context.CancelFunc
 	govDone   chan error
+	target    GovernorTarget
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -261,9 +262,21 @@ func (s *Session) startGovernor(ctx context.Context, steer string) error {
 		}
 		sampler = ds
 	}
+	// The idle latency is measured before the stage writes anything:
+	// Prepare returns only after it.
+	rule := o.targetRule()
+	var idle governor.Idle
+	if rule.Absolute == 0 {
+		var err error
+		if idle, err = governor.MeasureIdle(ctx, sampler, o.SampleInterval, o.BaselineSamples); err != nil {
+			return err
+		}
+	}
+	s.target = GovernorTarget{Rule: rule, Idle: idle, Target: rule.Resolve(idle.Latency, idle.OK), Etcd: o.EtcdMetricsURL != ""}
+	klog.FromContext(ctx).Info("I/O governor target set", "target", s.target.Target, "rule", rule.String(), "idle", idle.Latency, "idleObservations", idle.Observations, "etcd", s.target.Etcd)
 	_, _, start := steerRange(o, steer)
 	g := governor.Governor{
-		Law:      lawFor(o, steer),
+		Law:      lawFor(o, steer, s.target.Target),
 		Start:    start,
 		Interval: o.SampleInterval,
 		Sampler:  sampler,
@@ -278,6 +291,37 @@ func (s *Session) startGovernor(ctx context.Context, steer string) error {
 	go func() { s.govDone <- g.Run(gctx) }()
 	return nil
 }
+
+// GovernorTarget is the target a governed session steers to and how it
+// was chosen.
+type GovernorTarget struct {
+	Rule governor.TargetRule
+	// Idle is the latency measured before the stage (zero for an absolute
+	// rule).
+	Idle   governor.Idle
+	Target time.Duration
+	// Etcd tells whether the latency is etcd's WAL fsync p99 (else the
+	// disk's mean write latency).
+	Etcd bool
+}
+
+// String is the target as a report shows it, e.g. "2ms (2x idle 1ms)".
+func (t GovernorTarget) String() string {
+	target := t.Target.Round(10 * time.Microsecond)
+	switch {
+	case t.Target == 0:
+		return "none"
+	case t.Rule.Absolute > 0:
+		return target.String()
+	case !t.Idle.OK:
+		return fmt.Sprintf("%v (ceiling: no idle latency measured)", target)
+	}
+	return fmt.Sprintf("%v (%gx idle %v)", target, t.Rule.Multiple, t.Idle.Latency.Round(10*time.Microsecond))
+}
+
+// GovernorTarget is the governed session's target; zero Target when the
+// policy has no governor.
+func (s *Session) GovernorTarget() GovernorTarget { return s.target }
 
 // Applied lists the levers in force, with the values they were set to (the
 // governor moves the steered one from there).

@@ -45,6 +45,9 @@ func TestE2EUpgrade(t *testing.T) {
 			sum.Nodes, sum.LeaderChanges, sum.MaxUnavailableSeenOverall(), sum.Violations(), sum.Duration.Seconds())
 		if sum.EtcdSLO != nil {
 			fmt.Println(sum.EtcdSLO.Line())
+			for _, l := range sum.EtcdSLO.MasterLines() {
+				fmt.Println(l)
+			}
 		}
 	}
 	if err != nil {

@@ -35,6 +35,9 @@ type EtcdSLO struct {
 	WALSamplesBefore, WALSamplesDuring uint64
 	// ScrapeErrors counts failed scrapes (a member down for its reboot).
 	ScrapeErrors int
+	// Masters are each master's own figures: its member before the
+	// rollout and during its own stage (Summary.Print, MasterLines).
+	Masters []MasterEtcd
 }
 
 // Line is the figure line the e2e-upgrade and make run print.
@@ -60,6 +63,18 @@ type etcdSLOSampler struct {
 	phases [2][2]governor.Histogram         // before/during x WAL/commit
 	phase  int
 	errors int
+	// steps keeps, per member, each scrape's WAL delta: what the member
+	// observed since its previous scrape, so a figure can be taken over
+	// any window (a master's own stage) afterwards.
+	steps map[string][]walStep
+}
+
+// walStep is what one member's WAL fsync histogram gained between two
+// scrapes, the later taken at At.
+type walStep struct {
+	At    time.Time
+	Phase int
+	WAL   governor.Histogram
 }
 
 func (w *World) startEtcdSLO(ctx context.Context) *etcdSLOSampler {
@@ -99,8 +114,12 @@ func (s *etcdSLOSampler) scrape(ctx context.Context) {
 		if prev, ok := s.last[u]; ok {
 			for k := range cur {
 				// Sub: a counter reset (the member restarted) counts from zero.
-				s.phases[s.phase][k] = addHistograms(s.phases[s.phase][k], cur[k].Sub(prev[k]))
+				s.phases[s.phase][k] = s.phases[s.phase][k].Add(cur[k].Sub(prev[k]))
 			}
+			if s.steps == nil {
+				s.steps = map[string][]walStep{}
+			}
+			s.steps[u] = append(s.steps[u], walStep{At: time.Now(), Phase: s.phase, WAL: cur[0].Sub(prev[0])})
 		}
 		s.last[u] = cur
 		s.mu.Unlock()
@@ -130,6 +149,28 @@ func (s *etcdSLOSampler) fetch(ctx context.Context, url string) ([2]governor.His
 	return out, nil
 }
 
+func p99(h governor.Histogram) float64 {
+	q, _ := h.Quantile(0.99)
+	return q * 1000
+}
+
+// memberWAL sums member i's WAL steps of the baseline (before) and those
+// whose scrape interval ends within [from, to+interval] (a window of the
+// rollout): the scrape after a window's end still holds its last seconds.
+func (s *etcdSLOSampler) memberWAL(i int, from, to time.Time) (before, during governor.Histogram) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.steps[s.urls[i]] {
+		switch {
+		case st.Phase == 0:
+			before = before.Add(st.WAL)
+		case st.At.After(from) && !st.At.After(to.Add(s.interval)):
+			during = during.Add(st.WAL)
+		}
+	}
+	return before, during
+}
+
 // startDuring closes the baseline and starts the rollout's phase.
 func (s *etcdSLOSampler) startDuring(ctx context.Context) {
 	s.scrape(ctx)
@@ -145,10 +186,6 @@ func (s *etcdSLOSampler) stop(ctx context.Context, baseline time.Duration) *Etcd
 	s.scrape(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p99 := func(h governor.Histogram) float64 {
-		q, _ := h.Quantile(0.99)
-		return q * 1000
-	}
 	return &EtcdSLO{
 		Baseline:          baseline,
 		WALFsyncP99Before: p99(s.phases[0][0]), WALFsyncP99During: p99(s.phases[1][0]),
@@ -156,22 +193,6 @@ func (s *etcdSLOSampler) stop(ctx context.Context, baseline time.Duration) *Etcd
 		WALSamplesBefore: s.phases[0][0].Count, WALSamplesDuring: s.phases[1][0].Count,
 		ScrapeErrors: s.errors,
 	}
-}
-
-// addHistograms sums two cumulative histograms with the same buckets (a
-// zero histogram adds nothing).
-func addHistograms(a, b governor.Histogram) governor.Histogram {
-	if len(a.Bounds) == 0 {
-		return b
-	}
-	if len(b.Bounds) != len(a.Bounds) {
-		return a // etcd's buckets are fixed; a mismatch is a scrape of something else
-	}
-	out := governor.Histogram{Bounds: a.Bounds, Cumulative: make([]uint64, len(a.Cumulative)), Count: a.Count + b.Count, Sum: a.Sum + b.Sum}
-	for i := range a.Cumulative {
-		out.Cumulative[i] = a.Cumulative[i] + b.Cumulative[i]
-	}
-	return out
 }
 
 // etcdBaseline samples etcd at rest for d (DefaultEtcdBaseline when 0)

@@ -69,6 +69,12 @@ func (w *World) startNodes(ctx context.Context) error {
 	w.monitor = newMonitor(w)
 	for _, name := range w.Order {
 		n := w.Nodes[name]
+		args := w.Opts.DaemonArgs
+		if n.etcdMember >= 0 && w.Etcd != nil {
+			// A master's daemon steers by its own etcd member's WAL fsync
+			// latency, as on a real master (the default policy's governor).
+			args = append(slices.Clone(args), "--etcd-metrics-url="+w.Etcd.MemberMetricsURL(n.etcdMember)+"/metrics")
+		}
 		opts := framework.SimNodeOptions{
 			Name:            name,
 			Dir:             w.path("nodes", name),
@@ -77,7 +83,7 @@ func (w *World) startNodes(ctx context.Context) error {
 			RPMOstreeBinary: w.bins.rpmOstree,
 			InitialImage:    w.Images[0],
 			IOPolicy:        w.Opts.IOPolicy,
-			ExtraArgs:       w.Opts.DaemonArgs,
+			ExtraArgs:       args,
 			RebootDelay:     w.Opts.RebootDelay,
 			OnShutdown:      func(cause string) { w.monitor.onShutdown(ctx, n, cause) },
 			OnBoot:          func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, ev) },

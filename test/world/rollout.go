@@ -173,6 +173,15 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	}
 	if slo != nil {
 		sum.EtcdSLO = slo.stop(context.WithoutCancel(ctx), baseline)
+		windows, werr := w.stageWindows(context.WithoutCancel(ctx), start)
+		if werr != nil {
+			w.Opts.Logf("world: no per-master etcd figures: %v", werr)
+		}
+		var members []string
+		for i := range w.Etcd.Size() {
+			members = append(members, w.Etcd.MemberName(i))
+		}
+		sum.EtcdSLO.Masters = mastersEtcd(members, windows, slo.memberWAL)
 	}
 	if err != nil {
 		return sum, fmt.Errorf("rollout did not converge in %s: %w", o.Timeout, err)

@@ -158,6 +158,7 @@ func (s *Summary) Print(out io.Writer) {
 		fmt.Fprintf(out, "etcd disk p99 (all members; %s at rest, then the rollout): WAL fsync %.2f -> %.2f ms, backend commit %.2f -> %.2f ms (%d -> %d fsyncs, %d scrapes failed)\n",
 			e.Baseline, e.WALFsyncP99Before, e.WALFsyncP99During, e.CommitP99Before, e.CommitP99During, e.WALSamplesBefore, e.WALSamplesDuring, e.ScrapeErrors)
 		fmt.Fprintln(out, e.Line())
+		e.printMasters(out)
 	}
 	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
 	fmt.Fprintln(out, s.Coalesce.Line())

@@ -37,7 +37,9 @@ type Options struct {
 	DPUs int
 	// ImageBytes is the size of each synthesized OS image; default 16 MiB.
 	ImageBytes int64
-	// IOPolicy is the daemons' staging I/O policy; default the daemon's own.
+	// IOPolicy is the daemons' staging I/O policy; default none
+	// (framework.SimNodeOptions): no cgroup and no host lock, every node
+	// staging at once. make run passes the daemon's default.
 	IOPolicy string
 	// DaemonArgs are appended to every node's machine-config-daemon command
 	// line (e.g. --update-order=stock for bench-disruption's baseline).

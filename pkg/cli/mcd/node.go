@@ -38,7 +38,7 @@ type nodeFlags struct {
 func (n *nodeFlags) bind(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&n.root, "root", "/", "root prefix of every file the daemon writes (its state lives under <root>"+daemon.StateDir+"); tests give each simulated node its own")
-	f.StringVar(&n.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v)", iso.PolicyNames()))
+	f.StringVar(&n.ioPolicy, "io-policy", iso.DefaultPolicyName(), fmt.Sprintf("staging I/O policy when the node names none (%v); a governed policy may name its target after @: a multiple of etcd's idle WAL fsync p99 measured at the stage's start (adaptive@3x; default %gx, at most %v) or a latency (adaptive@5ms)", iso.PolicyNames(), iso.DefaultTargetIdleMultiple, iso.DefaultTargetCeiling))
 	f.StringVar(&n.hostKind, "host", "systemd", "host actions: systemd (D-Bus) or harness (simulated node: reboot through --reboot-file)")
 	f.StringVar(&n.rebootFile, "reboot-file", os.Getenv("TANDEM_OSDOUBLE_REBOOT_FILE"), "with --host=harness: file whose creation asks the harness to reboot")
 	f.StringVar(&n.bootIDFile, "boot-id-file", "/proc/sys/kernel/random/boot_id", "file holding the current boot's id")

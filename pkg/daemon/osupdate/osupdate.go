@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -118,10 +119,16 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 	if err != nil {
 		return daemon.StageResult{}, err
 	}
+	begin := time.Now()
 	sess, err := pol.Prepare(ctx)
 	if err != nil {
 		return daemon.StageResult{}, err
 	}
+	io := pol.Name()
+	if gt := sess.GovernorTarget(); gt.Target > 0 {
+		io += ", governor target " + gt.String()
+	}
+	prepared := time.Since(begin)
 	defer func() {
 		if cerr := sess.Close(context.WithoutCancel(ctx)); cerr != nil {
 			klog.FromContext(ctx).Error(cerr, "closing I/O policy session", "policy", policy)
@@ -164,7 +171,7 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 	if progress != nil {
 		progress(daemon.StageProgress{Percent: 100, Message: "staged " + image})
 	}
-	return daemon.StageResult{Checksum: d.GetBaseChecksum(), BytesWritten: written() - before}, nil
+	return daemon.StageResult{Checksum: d.GetBaseChecksum(), BytesWritten: written() - before, IO: io, Prepared: prepared}, nil
 }
 
 // Finalize unlocks the staged deployment (rpm-ostree then reboots).

@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+var errScriptOver = errors.New("script over")
+
 type scriptedSampler struct {
 	samples []Sample
 	i       int
@@ -20,7 +22,7 @@ func (s *scriptedSampler) Sample(context.Context) (Sample, error) {
 	}
 	if s.i > len(s.samples) {
 		s.done()
-		return Sample{}, errors.New("script over")
+		return Sample{}, errScriptOver
 	}
 	x := s.samples[s.i-1]
 	s.i++
@@ -41,11 +43,10 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 	defer cancel()
 	ms := time.Millisecond
 	sampler := &scriptedSampler{done: cancel, samples: []Sample{
-		{P99: 40 * ms, Valid: true}, // back off to the 0.25 floor of one step
-		{P99: 8 * ms, Valid: true},  // dead band: hold
-		{},                          // no data: hold
-		{P99: 1 * ms, Valid: true},  // good 1
-		{P99: 1 * ms, Valid: true},  // good 2: grow
+		{P99: 40 * ms, Valid: true},                 // back off by half, the most one step cuts
+		{P99: 1500 * time.Microsecond, Valid: true}, // dead band (0.6-1 of 2 ms): hold
+		{},                         // no data: hold
+		{P99: 1 * ms, Valid: true}, // under low water: grow by 1.25
 	}}
 	lim := &recordingLimiter{}
 	var steps []State
@@ -57,7 +58,7 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 	if err := g.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := []uint64{64 * mib, 16 * mib, 20 * mib}
+	want := []uint64{64 * mib, 64 * mib * 7 / 10, 56 * mib}
 	if len(lim.limits) != len(want) {
 		t.Fatalf("limits applied %v, want %v", lim.limits, want)
 	}
@@ -66,8 +67,8 @@ func TestRunAppliesTheLawsLimits(t *testing.T) {
 			t.Fatalf("limits applied %v, want %v", lim.limits, want)
 		}
 	}
-	if len(steps) != 5 {
-		t.Fatalf("%d steps observed, want 5", len(steps))
+	if len(steps) != 4 {
+		t.Fatalf("%d steps observed, want 4", len(steps))
 	}
 }
 

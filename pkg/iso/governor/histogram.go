@@ -190,6 +190,81 @@ func (e *EtcdSampler) Sample(ctx context.Context) (Sample, error) {
 	if prev == nil {
 		return Sample{}, nil
 	}
-	q, ok := h.Sub(*prev).Quantile(0.99)
-	return Sample{P99: time.Duration(q * float64(time.Second)), Valid: ok}, nil
+	return SampleOf(h.Sub(*prev)), nil
+}
+
+// Add returns h plus o, both with the same buckets; a zero histogram (no
+// buckets) adds nothing. Histograms with other buckets are a scrape of
+// something else: h is returned unchanged.
+func (h Histogram) Add(o Histogram) Histogram {
+	if len(o.Bounds) == 0 {
+		return h
+	}
+	if len(h.Bounds) == 0 {
+		return o.clone()
+	}
+	if len(o.Bounds) != len(h.Bounds) {
+		return h
+	}
+	out := Histogram{Bounds: h.Bounds, Cumulative: make([]uint64, len(h.Cumulative)), Count: h.Count + o.Count, Sum: h.Sum + o.Sum}
+	for i := range h.Cumulative {
+		out.Cumulative[i] = h.Cumulative[i] + o.Cumulative[i]
+	}
+	return out
+}
+
+func (h Histogram) clone() Histogram {
+	h.Cumulative = append([]uint64(nil), h.Cumulative...)
+	return h
+}
+
+// Buckets returns the count of each bucket (not cumulative), with one more
+// entry at the end: the observations above the last bound.
+func (h Histogram) Buckets() []uint64 {
+	out := make([]uint64, len(h.Cumulative)+1)
+	prev := uint64(0)
+	for i, c := range h.Cumulative {
+		out[i] = c - prev
+		prev = c
+	}
+	out[len(h.Cumulative)] = h.Count - prev
+	return out
+}
+
+// FromBuckets builds a histogram from its bounds (seconds) and the count of
+// each bucket as Buckets returns them (one more than the bounds).
+func FromBuckets(bounds []float64, counts []uint64) (Histogram, error) {
+	if len(counts) != len(bounds)+1 {
+		return Histogram{}, fmt.Errorf("histogram: %d counts for %d bounds, want one more than the bounds", len(counts), len(bounds))
+	}
+	h := Histogram{Bounds: bounds, Cumulative: make([]uint64, len(bounds))}
+	for i := range bounds {
+		if i > 0 && bounds[i] <= bounds[i-1] {
+			return Histogram{}, fmt.Errorf("histogram: bounds not increasing at %d (%v after %v)", i, bounds[i], bounds[i-1])
+		}
+		h.Count += counts[i]
+		h.Cumulative[i] = h.Count
+	}
+	h.Count += counts[len(bounds)]
+	return h, nil
+}
+
+// CountAbove estimates how many observations took longer than seconds: exact
+// when seconds is a bucket bound, interpolated linearly inside a bucket (the
+// assumption Quantile makes too), and everything above the last bound counts.
+func (h Histogram) CountAbove(seconds float64) float64 {
+	if h.Count == 0 || len(h.Bounds) == 0 {
+		return 0
+	}
+	i := sort.SearchFloat64s(h.Bounds, seconds) // first bound >= seconds
+	if i == len(h.Bounds) {
+		return float64(h.Count - h.Cumulative[len(h.Cumulative)-1])
+	}
+	lower, below := 0.0, 0.0
+	if i > 0 {
+		lower, below = h.Bounds[i-1], float64(h.Cumulative[i-1])
+	}
+	inBucket := float64(h.Cumulative[i]) - below
+	atOrUnder := below + inBucket*(seconds-lower)/(h.Bounds[i]-lower)
+	return float64(h.Count) - atOrUnder
 }

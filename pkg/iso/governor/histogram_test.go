@@ -133,3 +133,47 @@ func TestEtcdSamplerOverHTTP(t *testing.T) {
 		t.Fatalf("p99 %v, want %v", x.P99, want)
 	}
 }
+
+// Buckets and FromBuckets are inverses; Add sums; CountAbove is exact at a
+// bound and linear inside a bucket, as Quantile assumes.
+func TestHistogramArithmetic(t *testing.T) {
+	h := fsyncs(map[float64]uint64{1: 90, 4: 8, 16: 2})
+	b := h.Buckets()
+	if len(b) != 15 || b[0] != 90 || b[2] != 8 || b[4] != 2 || b[14] != 0 {
+		t.Fatalf("buckets %v", b)
+	}
+	back, err := FromBuckets(h.Bounds, b)
+	if err != nil || back.Count != 100 || back.Cumulative[13] != 100 {
+		t.Fatalf("round trip %+v %v", back, err)
+	}
+	if _, err := FromBuckets(h.Bounds, b[:14]); err == nil {
+		t.Fatal("want an error for counts without the overflow bucket")
+	}
+	if _, err := FromBuckets([]float64{0.002, 0.001}, []uint64{1, 1, 1}); err == nil {
+		t.Fatal("want an error for decreasing bounds")
+	}
+	sum := h.Add(fsyncs(map[float64]uint64{1: 10, 0: 1}))
+	if sum.Count != 111 || sum.Buckets()[0] != 100 || sum.Buckets()[14] != 1 {
+		t.Fatalf("sum %v", sum.Buckets())
+	}
+	if z := (Histogram{}).Add(h); z.Count != 100 || &z.Cumulative[0] == &h.Cumulative[0] {
+		t.Fatal("adding to a zero histogram must copy")
+	}
+	cases := []struct {
+		seconds, want float64
+	}{
+		{0.002, 10},  // a bound: the 8 in (2,4] and the 2 in (8,16]
+		{0.003, 6},   // half of (2,4] is above 3 ms
+		{0.016, 0},   // the last non-empty bound
+		{0.0005, 55}, // half of the first bucket's 90, and the 10 above
+		{20, 0},      // beyond the last bound: only the overflow bucket
+	}
+	for _, c := range cases {
+		if got := h.CountAbove(c.seconds); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("CountAbove(%v) = %v, want %v", c.seconds, got, c.want)
+		}
+	}
+	if got := sum.CountAbove(20); got != 1 {
+		t.Errorf("overflow: %v", got)
+	}
+}
