@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 		defer reg.Close()
 		var images []*osimage.Image
 		for _, o := range []osimage.SynthOptions{{Version: 1}, {Version: 2}, {Version: 3}, {Version: 4, Seed: 7}} {
-			o.Registry, o.WorkDir, o.Layers, o.SizeBytes = reg.Host(), dir, 3, 2<<20
+			o.Registry, o.WorkDir, o.Layers, o.SizeBytes = reg, dir, 3, 2<<20
 			img, err := osimage.SynthesizeImage(ctx, o)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -67,6 +67,11 @@ func TestMain(m *testing.M) {
 	}())
 }
 
+// kubeletPullSecret is where every rendered config lays the cluster's pull
+// secret (openshift/machine-config-operator release-4.21
+// templates/common/_base/files/pull-secret.yaml).
+const kubeletPullSecret = "/var/lib/kubelet/config.json"
+
 type node struct {
 	osdouble.Node
 	t      *testing.T
@@ -81,8 +86,13 @@ func newNode(t *testing.T, o Options) *node { return newProfileNode(t, o, "") }
 func newProfileNode(t *testing.T, o Options, profile string) *node {
 	t.Helper()
 	n := &node{Node: osdouble.NewNode(t.TempDir()), t: t}
-	// Behaviour tests: no fsync, the disk is shared with other work.
-	if err := n.Init(context.Background(), osdouble.InitialOS{ImageRef: img1.Ref, NoFsync: true, Profile: profile}); err != nil {
+	// The node as installed: it trusts the registry's CA and has the
+	// cluster's pull secret where every rendered config lays it; the
+	// installer pulls with it. Behaviour tests: no fsync, the disk is
+	// shared with other work.
+	n.trust(reg.Host())
+	initial := osdouble.InitialOS{ImageRef: img1.Ref, NoFsync: true, Profile: profile, AuthFile: filepath.Join(n.Root, kubeletPullSecret)}
+	if err := n.Init(context.Background(), initial); err != nil {
 		t.Fatal(err)
 	}
 	n.startDaemon()
@@ -95,6 +105,18 @@ func newProfileNode(t *testing.T, o Options, profile string) *node {
 	o.HostRun = n.Run
 	n.client = NewClient(o)
 	return n
+}
+
+// trust makes the node trust the registry reached as each of hosts (the
+// registry, a gate in front of it) and puts its credentials for them in
+// the node's pull secret.
+func (n *node) trust(hosts ...string) {
+	n.t.Helper()
+	files := reg.TrustFiles(hosts...)
+	files[kubeletPullSecret] = string(reg.AuthJSON(hosts...))
+	if err := n.WriteFiles(files); err != nil {
+		n.t.Fatal(err)
+	}
 }
 
 func (n *node) startDaemon() {

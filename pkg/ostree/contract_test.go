@@ -49,14 +49,16 @@ func TestStageAndFinalizeOnEveryProfile(t *testing.T) {
 	}
 }
 
-// gatedRebase returns the arguments of a rebase held at its first layer.
-func gatedRebase(t *testing.T) (*osdouble.Gate, string) {
+// gatedRebase returns the arguments of a rebase held at its first layer;
+// n trusts the gate and has credentials for it.
+func gatedRebase(t *testing.T, n *node) (*osdouble.Gate, string) {
 	t.Helper()
-	gate, err := osdouble.NewGate(reg.Host())
+	gate, err := osdouble.NewGate(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = gate.Close() })
+	n.trust(reg.Host(), gate.Host())
 	return gate, gate.Ref(img2.Ref)
 }
 
@@ -80,7 +82,14 @@ func waitNoTransaction(t *testing.T, n *node, within time.Duration) {
 // SIGTERM; its transaction carries on in rpm-ostreed and completes.
 func TestSIGTERMLeavesTheTransactionRunning(t *testing.T) {
 	n := newNode(t, Options{})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
+	// rpm-ostree run by hand: the administrator's credentials.
+	if err := os.MkdirAll(filepath.Join(n.Root, "etc", "ostree"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(kubeletPullSecret, filepath.Join(n.Root, "etc", "ostree", "auth.json")); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(rpmOstreeBin, "rebase", "--lock-finalization", UnverifiedRegistryTransport+ref)
 	cmd.Env = append(os.Environ(), n.Env()...)
 	if err := cmd.Start(); err != nil {
@@ -105,7 +114,7 @@ func TestSIGTERMLeavesTheTransactionRunning(t *testing.T) {
 // the transaction (SIGINT) and returns only once it has ended.
 func TestCancelledStageEndsItsTransaction(t *testing.T) {
 	n := newNode(t, Options{})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-gate.Waiting()
@@ -141,7 +150,7 @@ func TestCancelWhenTheClientDoesNotEndIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := newNode(t, Options{Binary: wrapper, CancelGrace: 2 * time.Second})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-gate.Waiting()
