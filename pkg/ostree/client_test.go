@@ -103,8 +103,28 @@ func newProfileNode(t *testing.T, o Options, profile string) *node {
 	})
 	o.Env = append(o.Env, n.Env()...)
 	o.HostRun = n.Run
+	if o.Root == "" {
+		o.Root = n.Root
+	}
 	n.client = NewClient(o)
 	return n
+}
+
+// adminAuth gives rpm-ostree run by hand (not through a Client, which
+// links the pull secret itself) the administrator's credentials:
+// /etc/ostree/auth.json, a link to the pull secret.
+func (n *node) adminAuth() {
+	n.t.Helper()
+	p := filepath.Join(n.Root, "etc", "ostree", "auth.json")
+	if _, err := os.Lstat(p); err == nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		n.t.Fatal(err)
+	}
+	if err := os.Symlink(kubeletPullSecret, p); err != nil {
+		n.t.Fatal(err)
+	}
 }
 
 // trust makes the node trust the registry reached as each of hosts (the
@@ -322,6 +342,7 @@ func TestStageReplacesAnotherStagedDeployment(t *testing.T) {
 	}
 	// An unlocked deployment of the same image is replaced by a locked one.
 	n.powerLoss()
+	n.adminAuth()
 	unlocked := exec.Command("rpm-ostree", "rebase", "ostree-unverified-registry:"+img3.Ref)
 	unlocked.Env = append(os.Environ(), n.Env()...)
 	if out, err := unlocked.CombinedOutput(); err != nil {

@@ -83,13 +83,7 @@ func waitNoTransaction(t *testing.T, n *node, within time.Duration) {
 func TestSIGTERMLeavesTheTransactionRunning(t *testing.T) {
 	n := newNode(t, Options{})
 	gate, ref := gatedRebase(t, n)
-	// rpm-ostree run by hand: the administrator's credentials.
-	if err := os.MkdirAll(filepath.Join(n.Root, "etc", "ostree"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(kubeletPullSecret, filepath.Join(n.Root, "etc", "ostree", "auth.json")); err != nil {
-		t.Fatal(err)
-	}
+	n.adminAuth()
 	cmd := exec.Command(rpmOstreeBin, "rebase", "--lock-finalization", UnverifiedRegistryTransport+ref)
 	cmd.Env = append(os.Environ(), n.Env()...)
 	if err := cmd.Start(); err != nil {
@@ -175,6 +169,7 @@ func TestCancelWhenTheClientDoesNotEndIt(t *testing.T) {
 func TestStaleReferenceDigest(t *testing.T) {
 	n := newNode(t, Options{})
 	ctx := context.Background()
+	n.adminAuth()
 	deploy := exec.Command(rpmOstreeBin, "deploy", "--lock-finalization", img2.Digest)
 	deploy.Env = append(os.Environ(), n.Env()...)
 	if out, err := deploy.CombinedOutput(); err != nil {

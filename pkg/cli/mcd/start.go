@@ -206,6 +206,7 @@ func runStart(ctx context.Context, o *startOptions) error {
 		DefaultPolicy: o.ioPolicy,
 		PolicyOptions: ioOpts,
 		HostRun:       o.hostRun,
+		Root:          o.root,
 		DaemonPIDFile: o.rpmOstreedPIDFile,
 	})
 

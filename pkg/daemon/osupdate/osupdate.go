@@ -33,6 +33,9 @@ type Options struct {
 	// HostRun is the host's /run as the daemon sees it (ostree's staged
 	// deployment lives there); default /run.
 	HostRun string
+	// Root is the host's root as the daemon sees it: the pull secret is
+	// read there and linked for rpm-ostree before every pull.
+	Root string
 	// DaemonPIDFile, on a host without systemd, names the pid file of
 	// rpm-ostree's transaction daemon, the process that writes a stage: the
 	// I/O policy's cgroup and I/O class are applied to it (with a systemd
@@ -51,7 +54,7 @@ var _ daemon.OS = (*Adapter)(nil)
 // New returns an Adapter.
 func New(o Options) *Adapter {
 	return &Adapter{o: o, rpm: ostree.NewClient(ostree.Options{
-		Binary: o.Binary, Env: o.Env, ClientID: constants.RPMOstreeClientID, HostRun: o.HostRun,
+		Binary: o.Binary, Env: o.Env, ClientID: constants.RPMOstreeClientID, HostRun: o.HostRun, Root: o.Root,
 	})}
 }
 

@@ -58,6 +58,7 @@ func TestOSAdapterWithDouble(t *testing.T) {
 		DefaultPolicy: iso.PolicyPerObjectFsync,
 		PolicyOptions: iso.Options{Sysroot: sysroot},
 		HostRun:       run,
+		Root:          node.Root,
 		DaemonPIDFile: osdouble.DaemonPIDFile(run),
 	})
 	st, err := a.Status(ctx)
