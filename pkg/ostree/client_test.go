@@ -411,19 +411,24 @@ func TestKernelArgsActOnTheStagedDeployment(t *testing.T) {
 	if _, err := n.client.Stage(ctx, img2.Ref); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "console=ttyS1"}, []string{"console=ttyS0,115200n8", "absent"}); err != nil {
-		t.Fatal(err)
-	}
-	// Idempotent: a second call changes nothing and does not fail.
-	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "console=ttyS1"}, []string{"console=ttyS0,115200n8"}); err != nil {
+	// The MCO's edit: a repeated argument is kept, an absent one to
+	// delete is not an error.
+	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "hugepages=16", "hugepages=16"}, []string{"console=ttyS0,115200n8", "absent"}); err != nil {
 		t.Fatal(err)
 	}
 	kargs, err := n.client.KernelArgs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(kargs, " "); got != "rw root=LABEL=root nosmt console=ttyS1" {
+	if got := strings.Join(kargs, " "); got != "rw root=LABEL=root nosmt hugepages=16 hugepages=16" {
 		t.Errorf("kargs %q", got)
+	}
+	// From that config to one with a single hugepages=16 and console=ttyS1.
+	if err := n.client.SetKernelArgs(ctx, []string{"hugepages=16", "console=ttyS1"}, []string{"nosmt", "hugepages=16", "hugepages=16"}); err != nil {
+		t.Fatal(err)
+	}
+	if kargs, err = n.client.KernelArgs(ctx); err != nil || strings.Join(kargs, " ") != "rw root=LABEL=root hugepages=16 console=ttyS1" {
+		t.Errorf("kargs %q %v", kargs, err)
 	}
 	staged := n.status().StagedDeployment()
 	if staged == nil || !staged.FinalizationLocked || !staged.CarriesImage(img2.Ref) {
@@ -434,7 +439,7 @@ func TestKernelArgsActOnTheStagedDeployment(t *testing.T) {
 	}
 	n.reboot()
 	booted, err := n.Booted()
-	if err != nil || strings.Join(booted.Kargs, " ") != "rw root=LABEL=root nosmt console=ttyS1" {
+	if err != nil || strings.Join(booted.Kargs, " ") != "rw root=LABEL=root hugepages=16 console=ttyS1" {
 		t.Errorf("booted kargs %v %v", booted, err)
 	}
 }

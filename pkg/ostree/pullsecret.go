@@ -55,6 +55,11 @@ func pullSecretTarget(read func(string) ([]byte, error)) (string, error) {
 	return InternalRegistryAuthFile, nil
 }
 
+// LinkPullSecret links rpm-ostree's auth file to the pull secret now, as
+// the MCO does when its daemon starts (RpmOstreeClient.Initialize); calls
+// that pull do it again. A no-op without Options.Root.
+func (c *Client) LinkPullSecret(ctx context.Context) error { return c.linkPullSecret(ctx) }
+
 // linkPullSecret makes HostRun's ostree/auth.json a symlink to the pull
 // secret (a host path: rpm-ostree on the host resolves it), replacing what
 // was there atomically. It is a no-op without Options.Root.

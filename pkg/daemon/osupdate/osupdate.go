@@ -185,6 +185,15 @@ func (a *Adapter) SetKernelArgs(ctx context.Context, add, del []string) error {
 	return a.client().SetKernelArgs(ctx, add, del)
 }
 
+// LinkPullSecret hands rpm-ostree the cluster's pull secret (pkg/ostree
+// Client.LinkPullSecret); the daemon calls it when it starts.
+func (a *Adapter) LinkPullSecret(ctx context.Context) error { return a.client().LinkPullSecret(ctx) }
+
+// KernelArgs returns the pending deployment's kernel arguments.
+func (a *Adapter) KernelArgs(ctx context.Context) ([]string, error) {
+	return a.client().KernelArgs(ctx)
+}
+
 // percent turns rpm-ostree's pull progress into a percentage (bytes when
 // known, else layers), below 100 until Stage returns.
 func percent(p ostree.StageProgress) daemon.StageProgress {
