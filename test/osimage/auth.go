@@ -19,8 +19,9 @@ import (
 //
 //	WWW-Authenticate: Bearer realm="https://<host>/token",service="<service>"[,scope="repository:<repo>:pull"]
 //
-// the client asks the realm for a token with HTTP basic credentials (the
-// auth.json's "auth"), and retries with "Authorization: Bearer <token>".
+// (<host> as the request named it); the client asks the realm for a token
+// with HTTP basic credentials (the auth.json's "auth"), and retries with
+// "Authorization: Bearer <token>".
 // As quay.io does, an anonymous client gets a token too, one that grants
 // nothing, so that an unauthenticated pull fails on the manifest with
 // "unauthorized: access to the requested resource is not authorized";
@@ -87,7 +88,14 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // challenge answers 401 with the bearer challenge and a distribution error
 // body (the shape containers/image turns into "unauthorized: <message>").
 func (a *tokenAuth) challenge(w http.ResponseWriter, r *http.Request, code, msg string) {
-	c := fmt.Sprintf(`Bearer realm="https://%s%s",service=%q`, a.host(), tokenPath, registryService)
+	// The realm is on the host the client reached the registry by (a VM
+	// guest's forwarded address, a proxy in front): the registry's own
+	// address may not be reachable from there.
+	host := r.Host
+	if host == "" {
+		host = a.host()
+	}
+	c := fmt.Sprintf(`Bearer realm="https://%s%s",service=%q`, host, tokenPath, registryService)
 	if repo := repoOf(r.URL.Path); repo != "" {
 		c += fmt.Sprintf(`,scope="repository:%s:pull"`, repo)
 	}

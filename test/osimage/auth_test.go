@@ -30,6 +30,17 @@ func TestRegistryIsPrivate(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
 		t.Fatalf("no token: %s %q, want 401 %q", resp.Status, resp.Header.Get("WWW-Authenticate"), want)
 	}
+	// Reached by another name (a VM guest's forwarded address), the realm
+	// is on that name: the registry's own address may not be reachable.
+	req, _ := http.NewRequest(http.MethodGet, "https://"+reg.Host()+"/v2/", nil)
+	req.Host = "10.0.2.100:5000"
+	if resp, err = c.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, `Bearer realm="https://10.0.2.100:5000/token"`) {
+		t.Errorf("challenge through another name: %q", got)
+	}
 	token := func(user, pw string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, "https://"+reg.Host()+"/token?service=tandem-test-registry&scope=repository:os:pull", nil)
 		if user != "" {
