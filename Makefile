@@ -12,7 +12,8 @@ TOOLS = export TANDEM_TOOLS_BIN="$$(hack/tools/build.sh)";
 INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' pkg cmd test 2>/dev/null | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
-	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell
+	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell \
+	mco-fork mco-image test-mco
 
 all: binaries
 
@@ -26,6 +27,19 @@ IMAGE_TAG ?= tandem:latest
 IMAGE_BASE ?=
 image:
 	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/image --tag $(IMAGE_TAG) --base "$(IMAGE_BASE)" $(ARGS)
+
+## mco-fork: get the pinned MCO source (fork/mco.env) and build (or reuse) the MCO image's binaries
+##   from it and tandem (hack/mco/build.sh; TANDEM_MCO_MIRROR names a git mirror); prints their directory
+mco-fork:
+	hack/mco/build.sh
+
+## mco-image: tandem as the cluster's MCO image (the fork build's six binaries, /manifests,
+##   /etc/mcc/templates, the operator as entrypoint), an OCI layout in bin/mco-image
+##   (MCO_IMAGE_TAG; IMAGE_BASE: the release's MCO base image)
+MCO_IMAGE_TAG ?= machine-config-operator:tandem
+mco-image:
+	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/mco-image --tag $(MCO_IMAGE_TAG) --base "$(IMAGE_BASE)" \
+		--fork-bin "$$(hack/mco/build.sh)" $(ARGS)
 
 ## tools: build (or reuse) kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok, controller-gen
 tools:
@@ -45,8 +59,8 @@ crds:
 verify:
 	hack/verify.sh
 
-## test: what CI runs: verify, unit, integration, e2e and VM node tests
-test: verify test-unit test-integration test-e2e test-vm
+## test: what CI runs: verify, unit, integration, e2e, the MCO image and VM node tests
+test: verify test-unit test-integration test-e2e test-mco test-vm
 
 test-unit:
 	$(GO) test -tags $(GO_TAGS) -count=1 -v ./... 2>&1 | hack/test-filter.sh
@@ -60,6 +74,12 @@ test-integration:
 
 test-e2e:
 	$(TOOLS) if compgen -G 'test/e2e/*_test.go' >/dev/null; then $(GO) test -tags e2e,$(GO_TAGS) -count=1 -timeout 40m -v ./test/e2e/... 2>&1 | hack/test-filter.sh; else echo "test-e2e: no e2e tests yet"; fi
+
+## test-mco: the MCO image and the MCO's own operator driving tandem (test/mco; needs the fork build)
+test-mco: mco-image
+	$(TOOLS) export TANDEM_MCO_BIN="$$(hack/mco/build.sh)" TANDEM_MCO_IMAGE="$(CURDIR)/bin/mco-image" TANDEM_MCO_IMAGE_TAG="$(MCO_IMAGE_TAG)"; \
+		(cd fork && GOFLAGS=-mod=mod $(GO) vet -tags "$(GO_TAGS) exclude_graphdriver_devicemapper exclude_graphdriver_btrfs containers_image_ostree_stub" ./...) && \
+		$(GO) test -tags mco,$(GO_TAGS) -count=1 -timeout 60m -v ./test/mco/... 2>&1 | hack/test-filter.sh
 
 ## vm-deps: the Debian packages the VM node needs (installed only when missing)
 vm-deps:

@@ -278,6 +278,10 @@ func writeBinariesTar(w io.Writer, bin string) error {
 }
 
 func addFile(tw *tar.Writer, src, dst string, t time.Time) error {
+	return addFileMode(tw, src, dst, 0o755, t)
+}
+
+func addFileMode(tw *tar.Writer, src, dst string, mode int64, t time.Time) error {
 	f, err := os.Open(src)
 	if err != nil {
 		return err
@@ -287,7 +291,7 @@ func addFile(tw *tar.Writer, src, dst string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: dst, Mode: 0o755, Size: fi.Size(), ModTime: t, Format: tar.FormatPAX}); err != nil {
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: dst, Mode: mode, Size: fi.Size(), ModTime: t, Format: tar.FormatPAX}); err != nil {
 		return err
 	}
 	_, err = io.Copy(tw, f)

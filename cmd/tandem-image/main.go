@@ -3,6 +3,10 @@
 // /usr/bin, as the MCO image carries them, on a base image or on none
 // (scratch), written as an OCI image layout. It is what `make image` runs.
 //
+// With --fork-bin it builds the MCO image instead (make mco-image): the
+// fork build's six binaries, the MCO's /manifests (with tandem's own) and
+// /etc/mcc/templates, the operator as entrypoint.
+//
 //	tandem-image --output bin/image --tag tandem:v0.3.0 \
 //	    [--base oci:/path/to/layout[:ref] | --base registry.example/ubi9:latest] \
 //	    [--version v0.3.0] [--commit <sha>] [--binaries DIR]
@@ -33,12 +37,21 @@ func main() {
 	fs.StringVar(&o.Commit, "commit", "", "commit stamped into the binaries (-X pkg/version.Commit); empty: git rev-parse HEAD")
 	fs.StringVar(&o.Binaries, "binaries", "", "directory to build the binaries into; empty: a temporary directory")
 	fs.StringVar(&o.ModuleDir, "module", ".", "the tandem module to build from")
+	forkBin := fs.String("fork-bin", "", "build the MCO image instead (make mco-image): the fork build's directory that hack/mco/build.sh prints")
+	extraManifests := fs.String("extra-manifests", "manifests/mco-image", "with --fork-bin: tandem's CVO manifests added to /manifests")
+	crds := fs.String("crds", "manifests/crds/tandem", "with --fork-bin: tandem's CRDs, added to /manifests with the CVO's annotations")
 	klog.InitFlags(fs)
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	res, err := Build(ctx, o)
+	var res Result
+	var err error
+	if *forkBin != "" {
+		res, err = BuildMCO(ctx, MCOOptions{Output: o.Output, Tag: o.Tag, Base: o.Base, Arch: o.Arch, ForkBin: *forkBin, ExtraManifests: *extraManifests, CRDs: *crds})
+	} else {
+		res, err = Build(ctx, o)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem-image:", err)
 		os.Exit(1)

@@ -269,32 +269,14 @@ func TestAlertRules(t *testing.T) {
 					t.Errorf("%s: alert %s has no test case", f, r.Alert)
 					continue
 				}
-				t.Run(r.Alert, func(t *testing.T) {
-					st := loadSeries(t, c.load)
-					end := time.Duration(0)
-					for _, ch := range c.checks {
-						end = max(end, ch.at)
+				// tested counts the cases that passed, not the cases run.
+				if t.Run(r.Alert, func(t *testing.T) {
+					for _, m := range caseMismatches(t, engine, r, c) {
+						t.Error(m)
 					}
-					byTime := firingAt(t, st, engine, r, end)
-					for _, ch := range c.checks {
-						firing, ok := byTime[ch.at]
-						if !ok {
-							t.Fatalf("check at %s is not on the %s evaluation grid", ch.at, evalStep)
-						}
-						match := slices.ContainsFunc(firing, func(l labels.Labels) bool {
-							for k, v := range ch.labels {
-								if l.Get(k) != v {
-									return false
-								}
-							}
-							return true
-						})
-						if match != ch.firing {
-							t.Errorf("at %s: firing %v with labels %v = %v; firing alerts: %v", ch.at, ch.firing, ch.labels, match, firing)
-						}
-					}
-				})
-				tested++
+				}) {
+					tested++
+				}
 			}
 		}
 	}
@@ -304,6 +286,63 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 	fmt.Printf("alerts: rules=%d tested=%d\n", rules, tested)
+}
+
+// caseMismatches runs one alert's case and says, per check, where the
+// alert's firing differs from what the case wants.
+func caseMismatches(t *testing.T, engine *promql.Engine, r rulefmt.Rule, c alertCase) []string {
+	t.Helper()
+	st := loadSeries(t, c.load)
+	end := time.Duration(0)
+	for _, ch := range c.checks {
+		end = max(end, ch.at)
+	}
+	byTime := firingAt(t, st, engine, r, end)
+	var out []string
+	for _, ch := range c.checks {
+		firing, ok := byTime[ch.at]
+		if !ok {
+			out = append(out, fmt.Sprintf("check at %s is not on the %s evaluation grid", ch.at, evalStep))
+			continue
+		}
+		match := slices.ContainsFunc(firing, func(l labels.Labels) bool {
+			for k, v := range ch.labels {
+				if l.Get(k) != v {
+					return false
+				}
+			}
+			return true
+		})
+		if match != ch.firing {
+			out = append(out, fmt.Sprintf("at %s: firing %v with labels %v = %v; firing alerts: %v", ch.at, ch.firing, ch.labels, match, firing))
+		}
+	}
+	return out
+}
+
+// TestAlertCasesCanFail: every case disagrees with its rule once each
+// check wants the opposite, so "tested" (the cases that passed) means
+// something.
+func TestAlertCasesCanFail(t *testing.T) {
+	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 1_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
+	for _, groups := range loadRuleGroups(t) {
+		for _, g := range groups {
+			for _, r := range g.Rules {
+				c, ok := cases[r.Alert]
+				if r.Alert == "" || !ok {
+					continue
+				}
+				flipped := alertCase{load: c.load}
+				for _, ch := range c.checks {
+					ch.firing = !ch.firing
+					flipped.checks = append(flipped.checks, ch)
+				}
+				if got := caseMismatches(t, engine, r, flipped); len(got) != len(flipped.checks) {
+					t.Errorf("%s: with every check flipped, %d of %d checks disagree: %v", r.Alert, len(got), len(flipped.checks), got)
+				}
+			}
+		}
+	}
 }
 
 // notExportedByTandem are series the rules read that come from elsewhere.

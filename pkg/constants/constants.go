@@ -106,6 +106,12 @@ const (
 	// MaxFailedNodesAnnotation on a MachineConfigPool: the circuit breaker's
 	// K. After K nodes fail on the pool's target the rollout stops. Default 1.
 	MaxFailedNodesAnnotation = Prefix + "maxFailedNodes"
+	// FailedNodeGraceAnnotation on a MachineConfigPool: how long a node's
+	// Degraded condition (its MachineConfigNode's NodeDegraded) must hold
+	// before the circuit breaker counts the node as failed, as a Go
+	// duration ("5m", "90s", "0s": at once). Default 5m. A shorter
+	// failure is a blip: it opens nothing and unstages nothing.
+	FailedNodeGraceAnnotation = Prefix + "failedNodeGrace"
 	// ResumeRolloutAnnotation on a MachineConfigPool: set by an admin to the
 	// target config's name to let a rollout go on past the circuit breaker.
 	ResumeRolloutAnnotation = Prefix + "resumeRollout"
@@ -152,6 +158,12 @@ const (
 	// the infra planner began to wait for the node's tenant host to drain
 	// (RFC 3339), so the hold time survives a controller restart.
 	TenantHoldSinceAnnotation = DPUGroup + "/tenantHoldSince"
+	// DPUDownSinceAnnotation on an infra Node (infra controller): since when
+	// (RFC 3339) the DPU is down, recorded while it is down for a reason
+	// that carries no time of its own (a required DaemonSet pod absent, no
+	// Ready condition), so the outage's clock survives a controller restart.
+	// Removed once the DPU is up.
+	DPUDownSinceAnnotation = DPUGroup + "/dpuDownSince"
 	// DPUNotReadyTaintKey is the NoSchedule taint the tenant controller puts
 	// on a host whose DPU is down (a Taint HostMaintenance); its value names
 	// the DPU.

@@ -343,6 +343,31 @@ func (d *Daemon) reportFailure(ctx context.Context, ob *observation, a Action, e
 	d.flushConditionsWith(ctx, fallback)
 }
 
+// durableWriteHooks are the test hook's points inside the first file's
+// durable replacement of a WriteFiles: "WriteFiles.written" (the new
+// content written, not yet fsynced) and "WriteFiles.renamed" (renamed over
+// the path, the directory not yet fsynced). One file is enough to crash
+// half-way through a replacement; every file would multiply the crash
+// suite without reaching another state of the record.
+func (d *Daemon) durableWriteHooks(ctx context.Context) (written, renamed func(string) error) {
+	var w, r bool
+	written = func(string) error {
+		if w {
+			return nil
+		}
+		w = true
+		return d.hookAt(ctx, "WriteFiles.written")
+	}
+	renamed = func(string) error {
+		if r {
+			return nil
+		}
+		r = true
+		return d.hookAt(ctx, "WriteFiles.renamed")
+	}
+	return written, renamed
+}
+
 // hookAt calls the test hook at a point inside a step.
 func (d *Daemon) hookAt(ctx context.Context, point string) error {
 	if d.opts.Hook == nil {

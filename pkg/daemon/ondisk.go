@@ -100,9 +100,7 @@ func (d *Daemon) storeOnDiskConfig(ob *observation, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(d.hostPath(OnDiskConfigPath)), 0o755); err != nil {
-		return err
-	}
+	// WriteFileAtomic makes missing directories, durably.
 	if err := files.WriteFileAtomic(d.hostPath(OnDiskConfigPath), b, 0o644, -1, -1); err != nil {
 		return fmt.Errorf("writing %s: %w", OnDiskConfigPath, err)
 	}

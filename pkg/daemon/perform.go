@@ -399,11 +399,15 @@ func (d *Daemon) writeFiles(ctx context.Context, ob *observation, a Action) erro
 		return err
 	}
 	var hookErr error
-	err = d.writer.Apply(nodes, func(i int) {
+	hooks := files.Hooks{AfterEach: func(i int) {
 		if i == 0 && len(nodes) > 1 && d.opts.Hook != nil && hookErr == nil {
 			hookErr = d.opts.Hook(ctx, "WriteFiles.mid")
 		}
-	})
+	}}
+	if d.opts.Hook != nil {
+		hooks.Written, hooks.Renamed = d.durableWriteHooks(ctx)
+	}
+	err = d.writer.ApplyHooked(nodes, hooks)
 	if err != nil {
 		return err
 	}

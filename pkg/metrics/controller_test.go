@@ -28,3 +28,19 @@ tandem_mcc_grants_total{pool="master"} 3
 	// A second set on another registry must not collide (no global state).
 	NewController(prometheus.NewRegistry())
 }
+
+func TestBuildInfoNamesThePayloadVersion(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	RegisterBuildInfo(reg, "machine-config-daemon", "4.21.3")
+	fams, err := reg.Gather()
+	if err != nil || len(fams) != 1 {
+		t.Fatalf("gather = %v, %v", fams, err)
+	}
+	got := map[string]string{}
+	for _, l := range fams[0].Metric[0].GetLabel() {
+		got[l.GetName()] = l.GetValue()
+	}
+	if got["component"] != "machine-config-daemon" || got["payload_version"] != "4.21.3" || got["hash"] == "" {
+		t.Fatalf("labels = %v", got)
+	}
+}

@@ -41,6 +41,9 @@ type ControlPlaneOptions struct {
 	// APIServerArgs are extra kube-apiserver flags (name without dashes ->
 	// value), e.g. the audit log of make bench-scale.
 	APIServerArgs map[string]string
+	// ExtraCRDs are installed with tandem's (e.g. OpenShift's config API
+	// for the MCO's operator).
+	ExtraCRDs []*apiextensionsv1.CustomResourceDefinition
 }
 
 // ControlPlane is a running kube-apiserver (and optionally its controllers)
@@ -84,6 +87,7 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	if err != nil {
 		return nil, err
 	}
+	crds = append(crds, o.ExtraCRDs...)
 	cp := &ControlPlane{Name: o.Name, Dir: o.Dir}
 	defer func() {
 		if retErr != nil {

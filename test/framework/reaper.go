@@ -23,7 +23,9 @@ import (
 // from its parent. It records the parent's descendants (told through the
 // pipe, and found in /proc every reapScan) with their start times; when the
 // pipe closes (the parent exited or was killed), it SIGKILLs each recorded
-// process group that still runs the same process, and exits.
+// process group that still runs the same process, lazily unmounts each
+// mount it was told of (a FUSE mount whose server died with the test would
+// otherwise stay, answering ENOTCONN), and exits.
 
 // envReaperParent, when set, makes this executable the reaper of that pid.
 const envReaperParent = "TANDEM_FRAMEWORK_REAPER_FOR"
@@ -57,6 +59,14 @@ func Track(pid int) { reaperSend("track", pid) }
 // Untrack tells the reaper a child was stopped.
 func Untrack(pid int) { reaperSend("untrack", pid) }
 
+// TrackMount hands a mount point to the reaper: if this process dies
+// without unmounting it, the reaper unmounts it (lazily: MNT_DETACH). Call
+// it before mounting, so no moment is left unguarded.
+func TrackMount(path string) { reaperSendLine("mount " + path) }
+
+// UntrackMount tells the reaper a mount point was unmounted.
+func UntrackMount(path string) { reaperSendLine("unmount " + path) }
+
 // TrackChildren tracks every current child of this process (envtest's
 // kube-apiserver and etcd, which are started where Track cannot be called).
 func TrackChildren() {
@@ -68,12 +78,14 @@ func TrackChildren() {
 	}
 }
 
-func reaperSend(verb string, pid int) {
+func reaperSend(verb string, pid int) { reaperSendLine(fmt.Sprintf("%s %d", verb, pid)) }
+
+func reaperSendLine(line string) {
 	startReaper()
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
 	if reaper.w != nil {
-		_, _ = fmt.Fprintf(reaper.w, "%s %d\n", verb, pid)
+		_, _ = fmt.Fprintln(reaper.w, line)
 	}
 }
 
@@ -111,6 +123,7 @@ func startReaper() {
 func runReaper(parent int, in *os.File) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	tracked := newReapSet(os.Getpid())
+	mounts := map[string]bool{}
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(in)
@@ -126,9 +139,18 @@ func runReaper(parent int, in *os.File) {
 		case l, ok := <-lines:
 			if !ok {
 				tracked.reap()
+				unmountAll(mounts)
 				return
 			}
 			verb, p, _ := strings.Cut(l, " ")
+			switch verb {
+			case "mount":
+				mounts[p] = true
+				continue
+			case "unmount":
+				delete(mounts, p)
+				continue
+			}
 			pid, err := strconv.Atoi(p)
 			if err != nil {
 				continue
@@ -202,6 +224,21 @@ func (s *reapSet) reap() {
 	}
 }
 
+// unmountAll lazily unmounts every mount point (after reap: nothing of the
+// test uses them any more). Paths not mounted any more fail with EINVAL,
+// which is fine.
+func unmountAll(mounts map[string]bool) {
+	var done []string
+	for p := range mounts {
+		if err := syscall.Unmount(p, syscall.MNT_DETACH); err == nil {
+			done = append(done, p)
+		}
+	}
+	if len(done) > 0 {
+		fmt.Fprintf(os.Stderr, "tandem reaper: the test process is gone; unmounted %s\n", strings.Join(done, " "))
+	}
+}
+
 // descendants lists the processes below parent.
 func descendants(parent int) []int {
 	children := map[int][]int{}
@@ -224,21 +261,29 @@ func descendants(parent int) []int {
 // processParents maps every pid to its parent pid, from /proc.
 func processParents() map[int]int {
 	out := map[int]int{}
+	eachProcess(func(pid int, f []string) {
+		if len(f) < 2 {
+			return
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			out[pid] = ppid
+		}
+	})
+	return out
+}
+
+// eachProcess calls fn with every process's pid and statFields.
+func eachProcess(fn func(pid int, fields []string)) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil {
 			continue
 		}
-		f, ok := statFields(pid)
-		if !ok || len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			out[pid] = ppid
+		if f, ok := statFields(pid); ok {
+			fn(pid, f)
 		}
 	}
-	return out
 }
 
 // startTime is field 22 of /proc/<pid>/stat, in clock ticks since boot.

@@ -110,3 +110,65 @@ func cmdline(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 }
+
+// envMountHelper makes TestReaperMountHelper mount a pagecachefs at the
+// directory it names and wait to be killed.
+const envMountHelper = "TANDEM_TEST_REAPER_MOUNT_HELPER"
+
+// TestReaperUnmountsWhatAKilledTestMounted: a test binary that mounted a
+// page-cache file system (SimNodeOptions.PageCache) and is killed with
+// SIGKILL leaves no mount behind: its FUSE server died with it, and the
+// reaper unmounts the dead mount (which would otherwise answer ENOTCONN to
+// everyone, and make the temp dir unremovable).
+func TestReaperUnmountsWhatAKilledTestMounted(t *testing.T) {
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReaperMountHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), envMountHelper+"="+mnt)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+	waitMounted(t, mnt, true, out)
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil { // the test binary only
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	waitMounted(t, mnt, false, out)
+}
+
+// waitMounted waits (20 s at most) until mnt is (or is no longer) a mount point.
+func waitMounted(t *testing.T, mnt string, want bool, out fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), " "+mnt+" ") == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s mounted=%v after 20 s, want %v; helper output:\n%s", mnt, !want, want, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestReaperMountHelper is TestReaperUnmountsWhatAKilledTestMounted's victim.
+func TestReaperMountHelper(t *testing.T) {
+	mnt := os.Getenv(envMountHelper)
+	if mnt == "" {
+		t.Skip("helper of TestReaperUnmountsWhatAKilledTestMounted")
+	}
+	if _, err := mountPageCache(mnt); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Minute) // killed long before
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,6 +48,11 @@ type SimNodeOptions struct {
 	Resync time.Duration
 	// ExtraArgs are appended to the daemon's command line.
 	ExtraArgs []string
+	// Pod, when set, is the daemon's command line and environment as the
+	// operator's DaemonSet gives them (its pod's container): the daemon
+	// runs with them, and the node's own test-only flags (SimNodeArgs)
+	// follow, instead of the harness's `start --node-name=...`.
+	Pod *PodCommand
 	// OnBoot, when set, runs after every boot of the node, before its
 	// daemon starts again.
 	OnBoot func(BootEvent)
@@ -71,6 +77,13 @@ type SimNodeOptions struct {
 	// FileModes are the modes of Files that are not 0644 (the pull
 	// secret's 0600).
 	FileModes map[string]os.FileMode
+	// PageCache puts the node's root, sysroot and run dir on file systems
+	// with their own page cache (test/pagecachefs), mounted over them once
+	// the node is installed (what they hold then is durable). A power cycle
+	// then drops everything the daemon and the rpm-ostree double never made
+	// durable; a kill -9 drops nothing; an orderly reboot syncs. Needs
+	// /dev/fuse and root.
+	PageCache bool
 }
 
 // BootEvent is one boot of a simulated node.
@@ -106,6 +119,7 @@ type SimNode struct {
 	boots   []BootEvent
 	hook    *stepHook
 	stopped bool
+	disks   *nodeDisks // SimNodeOptions.PageCache
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -169,6 +183,16 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := osdouble.Init(ctx, n.Sysroot, initial); err != nil {
 		return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 	}
+	if o.PageCache {
+		if n.disks, err = mountNodeDisks(n); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if retErr != nil && n.disks != nil {
+			_ = n.disks.unmount()
+		}
+	}()
 	if err := n.newBoot("start"); err != nil {
 		return nil, err
 	}
@@ -217,10 +241,26 @@ func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
 	return n
 }
 
+// PodCommand is a pod container's arguments (the binary is the
+// DaemonBinary) and environment (KEY=VALUE).
+type PodCommand struct {
+	Args []string
+	Env  []string
+}
+
 func (n *SimNode) daemonArgs() []string {
-	args := []string{
-		"start",
-		"--node-name=" + n.Name,
+	if n.opts.Pod != nil {
+		return append(append(slices.Clone(n.opts.Pod.Args), n.nodeArgs()...), n.opts.ExtraArgs...)
+	}
+	args := append([]string{"start", "--node-name=" + n.Name}, n.nodeArgs()...)
+	return append(args, n.opts.ExtraArgs...)
+}
+
+// nodeArgs are the test-only flags that make the daemon run a simulated
+// node: its root is a directory (so no chroot: --root-mount=/), it
+// reboots through the harness, its rpm-ostree is the double.
+func (n *SimNode) nodeArgs() []string {
+	return []string{
 		"--root-mount=/",
 		"--kubeconfig=" + n.opts.Kubeconfig,
 		"--root=" + n.Root,
@@ -236,7 +276,6 @@ func (n *SimNode) daemonArgs() []string {
 		"--resync=" + n.opts.Resync.String(),
 		"-v=2",
 	}
-	return append(args, n.opts.ExtraArgs...)
 }
 
 func (n *SimNode) daemonEnv() []string {
@@ -248,6 +287,9 @@ func (n *SimNode) daemonEnv() []string {
 	}
 	if n.opts.Hooked {
 		env = append(env, "TANDEM_DAEMON_TEST_HOOK_DIR="+n.hookDir)
+	}
+	if n.opts.Pod != nil {
+		env = append(env, n.opts.Pod.Env...)
 	}
 	return env
 }
@@ -283,15 +325,15 @@ func (n *SimNode) newBoot(cause string) error {
 }
 
 // killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
-// children too) and waits for it.
-func (n *SimNode) killDaemon() {
+// children too) and waits for it; it returns the group (0: none ran).
+func (n *SimNode) killDaemon() int {
 	p := n.proc
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
 	p.cmd = nil
 	p.mu.Unlock()
 	if cmd == nil {
-		return
+		return 0
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	select {
@@ -300,6 +342,7 @@ func (n *SimNode) killDaemon() {
 		klog.ErrorS(nil, "daemon did not exit after SIGKILL", "node", n.Name, "pid", cmd.Process.Pid, "state", procState(cmd.Process.Pid))
 	}
 	Untrack(cmd.Process.Pid)
+	return cmd.Process.Pid
 }
 
 // startRPMOstreed starts the node's transaction daemon; it dies with the
@@ -315,12 +358,16 @@ func (n *SimNode) startRPMOstreed() error {
 	return nil
 }
 
-// stopRPMOstreed kills the transaction daemon, as a machine going down does.
-func (n *SimNode) stopRPMOstreed() {
-	if n.rpmOstreed != nil {
-		_ = n.rpmOstreed.Kill()
-		n.rpmOstreed = nil
+// stopRPMOstreed kills the transaction daemon, as a machine going down
+// does; it returns its process group (0: none ran).
+func (n *SimNode) stopRPMOstreed() int {
+	if n.rpmOstreed == nil {
+		return 0
 	}
+	pid := n.rpmOstreed.Pid()
+	_ = n.rpmOstreed.Kill()
+	n.rpmOstreed = nil
+	return pid
 }
 
 // RPMOstreedPID is the pid of the node's transaction daemon (also in
@@ -339,6 +386,34 @@ func (n *SimNode) restartDaemon() error {
 		n.hook.release()
 	}
 	return n.proc.start()
+}
+
+// StopDaemon stops the daemon (SIGTERM, SIGKILL after grace), as the
+// kubelet stops a deleted pod; the node keeps running. SetPod or a reboot
+// starts it again.
+func (n *SimNode) StopDaemon(grace time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc.stop(grace)
+}
+
+// SetPod replaces the daemon's pod command, as the kubelet replaces the
+// pod of a DaemonSet whose template changed: the daemon gets SIGTERM (the
+// DaemonSet's grace period, bounded here by grace) and starts again with
+// the new command. The node does not reboot.
+func (n *SimNode) SetPod(pod PodCommand, grace time.Duration) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped {
+		return errors.New("simnode stopped")
+	}
+	if err := n.proc.stop(grace); err != nil {
+		return fmt.Errorf("simnode %s: stopping the daemon: %w", n.Name, err)
+	}
+	n.opts.Pod = &pod
+	n.proc.args = n.daemonArgs()
+	n.proc.env = n.daemonEnv()
+	return n.restartDaemon()
 }
 
 // KillDaemon is kill -9 of the daemon, then a restart (same boot).
@@ -368,9 +443,17 @@ func (n *SimNode) boot(cause string) error {
 	if n.opts.OnShutdown != nil {
 		n.opts.OnShutdown(cause)
 	}
-	n.killDaemon()
-	n.stopRPMOstreed()
+	groups := []int{n.killDaemon(), n.stopRPMOstreed()}
 	_ = os.Remove(n.rebootFile)
+	if n.disks != nil {
+		if err := waitGroupsGone(groups...); err != nil {
+			return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+		}
+		if cause == "power-loss" {
+			// The machine stops here: what is not durable is gone.
+			n.disks.powerLoss()
+		}
+	}
 	// Both daemons are gone, so is the sysroot lock with them.
 	var err error
 	if cause == "power-loss" {
@@ -380,6 +463,13 @@ func (n *SimNode) boot(cause string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("simnode %s: %s: %w", n.Name, cause, err)
+	}
+	if n.disks != nil {
+		// An orderly shutdown syncs after the staged deployment is
+		// finalized; a boot's own writes (the bootloader's fallback, the
+		// empty /run) are the firmware's and the initramfs's, not the
+		// daemon's: durable.
+		n.disks.sync()
 	}
 	if d := n.opts.RebootDelay; d > 0 {
 		// Down, not locked: the harness still reads the node meanwhile.
@@ -490,13 +580,16 @@ func (n *SimNode) Stop() error {
 		return nil
 	}
 	n.stopped = true
-	n.killDaemon()
-	n.stopRPMOstreed()
+	groups := []int{n.killDaemon(), n.stopRPMOstreed()}
 	n.mu.Unlock()
 	if n.cancel != nil {
 		n.cancel()
 	}
 	n.wg.Wait()
+	if n.disks != nil {
+		// Nothing may use the disks once they are gone.
+		return errors.Join(waitGroupsGone(groups...), n.disks.unmount())
+	}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,15 +120,37 @@ func TestVMNode(t *testing.T) {
 	if err := s.waitDone(ctx, cfgs["a"], 0); err != nil {
 		t.Fatalf("the installed node never reported Done on %s: %v", cfgs["a"].name, err)
 	}
-	s.run(t, "1-staged-update-with-grant", s.stagedUpdate)
-	s.run(t, "2-power-loss-mid-pull", s.powerLossMidPull)
-	s.run(t, "3-power-loss-staged-locked-before-grant", s.powerLossStagedBeforeGrant)
-	s.run(t, "4-power-loss-after-files-before-finalize", s.powerLossBeforeFinalize)
-	s.run(t, "5-power-loss-during-finalize", s.powerLossDuringFinalize)
-	s.run(t, "6-kill-daemon-mid-pull", s.killDaemonMidPull)
-	s.run(t, "7-governor-etcd-slow-fsyncs", s.governor)
-	fmt.Printf("vm-node: scenarios=%d passed=%d boots=%d power_losses=%d accel=%s duration_s=%d\n",
-		s.ran, s.passed, len(n.Boots()), n.PowerLosses(), w.accel, int(time.Since(start).Seconds()))
+	scenarios := []struct {
+		name string
+		run  func(ctx context.Context, t *testing.T) error
+	}{
+		{"1-staged-update-with-grant", s.stagedUpdate},
+		{"2-power-loss-mid-pull", s.powerLossMidPull},
+		{"3-power-loss-staged-locked-before-grant", s.powerLossStagedBeforeGrant},
+		{"4-power-loss-after-files-before-finalize", s.powerLossBeforeFinalize},
+		{"5-power-loss-during-finalize", s.powerLossDuringFinalize},
+		{"6-kill-daemon-mid-pull", s.killDaemonMidPull},
+		{"7-governor-etcd-slow-fsyncs", s.governor},
+	}
+	for _, sc := range scenarios {
+		s.outcome.All = append(s.outcome.All, sc.name)
+	}
+	if s.outcome.Selected, err = vm.SelectScenarios(s.outcome.All, os.Getenv(vm.ScenariosEnv)); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scenarios {
+		if slices.Contains(s.outcome.Selected, sc.name) {
+			s.run(t, sc.name, sc.run)
+		}
+	}
+	// The line counts what ran and passed, says when the run was narrowed
+	// on purpose, and the test fails when a selected scenario did not run.
+	fields, wrong := s.outcome.Verdict()
+	for _, why := range wrong {
+		t.Error(why)
+	}
+	fmt.Printf("vm-node: %s boots=%d power_losses=%d accel=%s duration_s=%d\n",
+		fields, len(n.Boots()), n.PowerLosses(), w.accel, int(time.Since(start).Seconds()))
 }
 
 // suite runs the scenarios in order on one node.
@@ -138,16 +161,13 @@ type suite struct {
 	// finalizeHeld is the daemon's finalize step that scenario 4 left
 	// held for scenario 5 ("" when none).
 	finalizeHeld string
-	ran          int
-	passed       int
-	broken       string
+	// outcome records the scenarios selected, started and passed.
+	outcome vm.ScenarioRun
+	broken  string
 }
 
 func (s *suite) run(t *testing.T, name string, f func(ctx context.Context, t *testing.T) error) {
-	if !selected(name) {
-		return
-	}
-	s.ran++
+	s.outcome.Ran = append(s.outcome.Ran, name)
 	t.Run(name, func(t *testing.T) {
 		// TANDEM_VM_KEEP_GOING runs the next scenarios anyway (to see
 		// several checks fail in one run when trying a change out).
@@ -167,7 +187,7 @@ func (s *suite) run(t *testing.T, name string, f func(ctx context.Context, t *te
 			s.broken = name
 			return
 		}
-		s.passed++
+		s.outcome.Passed = append(s.outcome.Passed, name)
 		s.w.logf("scenario %s: passed in %s", name, time.Since(t0).Round(time.Second))
 	})
 }
@@ -365,23 +385,6 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// selected tells whether $TANDEM_VM_SCENARIOS (comma-separated numbers,
-// e.g. "1,4"; empty: all) names the scenario. Each scenario starts from
-// whatever config the node is Done on, so any subset runs in order.
-func selected(name string) bool {
-	sel := os.Getenv("TANDEM_VM_SCENARIOS")
-	if sel == "" {
-		return true
-	}
-	num, _, _ := strings.Cut(name, "-")
-	for _, x := range strings.Split(sel, ",") {
-		if strings.TrimSpace(x) == num {
-			return true
-		}
-	}
-	return false
 }
 
 func nodeDir(t *testing.T, logDir string) string {

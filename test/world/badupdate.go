@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -26,6 +28,10 @@ type BadUpdateOptions struct {
 	Pool string
 	// MaxFailedNodes is the pool's circuit breaker K; default 1.
 	MaxFailedNodes int
+	// FailedNodeGrace is the pool's failedNodeGrace (how long a node is
+	// Degraded before the breaker counts it); "" leaves the pool's own
+	// (default 5m).
+	FailedNodeGrace string
 	// Timeout bounds the wait for the breaker to stop the rollout and for
 	// the staged nodes to be unstaged; default 10 minutes.
 	Timeout time.Duration
@@ -48,8 +54,13 @@ type BadUpdateResult struct {
 	// Unstaged are the StagedAhead nodes whose double ran `cleanup -p` and
 	// holds no staged deployment any more.
 	Unstaged []string
-	// Halted is the RolloutHalted condition's message.
-	Halted string
+	// Halted is the RolloutHalted condition's message; HaltedSince its
+	// lastTransitionTime.
+	Halted      string
+	HaltedSince time.Time
+	// DegradedSince is, per failed node, when its MachineConfigNode's
+	// NodeDegraded condition turned True, as read at the end.
+	DegradedSince map[string]time.Time
 	// MaxUnavailable of the pool.
 	MaxUnavailable int
 }
@@ -83,8 +94,11 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 	if err != nil {
 		return nil, fmt.Errorf("synthesizing the bad OS image: %w", err)
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		constants.MaxFailedNodesAnnotation: strconv.Itoa(o.MaxFailedNodes)}}})
+	settings := map[string]string{constants.MaxFailedNodesAnnotation: strconv.Itoa(o.MaxFailedNodes)}
+	if o.FailedNodeGrace != "" {
+		settings[constants.FailedNodeGraceAnnotation] = o.FailedNodeGrace
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": settings}})
 	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Patch(ctx, o.Pool, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return nil, fmt.Errorf("setting the pool's circuit breaker: %w", err)
 	}
@@ -92,8 +106,12 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 	if err != nil {
 		return nil, err
 	}
-	w.Opts.Logf("world: publishing a bad OS image (%s, fails to boot) to pool %s, maxFailedNodes=%d", bad, o.Pool, o.MaxFailedNodes)
-	if err := w.createConfig(ctx, c, "99-"+o.Pool+"-bad-update", o.Pool, bad, []ignitionFile{{Path: UpdateFile, Contents: "tandem bad update\n"}}); err != nil {
+	w.Opts.Logf("world: publishing a bad OS image (%s, fails to boot) to pool %s, maxFailedNodes=%d failedNodeGrace=%q", bad, o.Pool,
+		o.MaxFailedNodes, o.FailedNodeGrace)
+	// The pool's update MachineConfig, as a rollout publishes it: after an
+	// earlier rollout of this world, a MachineConfig of another name would
+	// sort before it and change nothing in the rendered config.
+	if err := w.applyConfig(ctx, c, "99-"+o.Pool+"-update", o.Pool, bad, []ignitionFile{{Path: UpdateFile, Contents: "tandem bad update\n"}}); err != nil {
 		return nil, err
 	}
 	if res.Target, err = renderedConfig(ctx, c, o.Pool, before); err != nil {
@@ -114,7 +132,7 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 		}
 		for _, cond := range p.Status.Conditions {
 			if cond.Type == constants.PoolRolloutHaltedCondition && cond.Status == corev1.ConditionTrue {
-				res.Halted = cond.Message
+				res.Halted, res.HaltedSince = cond.Message, cond.LastTransitionTime.Time
 				if haltedAt.IsZero() {
 					haltedAt = time.Now()
 					w.Opts.Logf("world: pool %s halted: %s", o.Pool, cond.Message)
@@ -190,5 +208,32 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 	sort.Strings(res.StagedAhead)
 	sort.Strings(res.Unstaged)
 	sort.Strings(res.Failed)
+	res.DegradedSince = map[string]time.Time{}
+	for _, name := range res.Failed {
+		if since, ok, err := DegradedSince(ctx, c, name); err != nil {
+			return res, err
+		} else if ok {
+			res.DegradedSince[name] = since
+		}
+	}
 	return res, nil
+}
+
+// DegradedSince reads when node's MachineConfigNode NodeDegraded condition
+// turned True; false when it is not True (or there is no
+// MachineConfigNode).
+func DegradedSince(ctx context.Context, c *Cluster, node string) (time.Time, bool, error) {
+	mcn, err := c.CP.MCO.MachineconfigurationV1().MachineConfigNodes().Get(ctx, node, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("reading MachineConfigNode %s: %w", node, err)
+	}
+	for _, cd := range mcn.Status.Conditions {
+		if cd.Type == string(mcfgv1.MachineConfigNodeNodeDegraded) && cd.Status == metav1.ConditionTrue {
+			return cd.LastTransitionTime.Time, true, nil
+		}
+	}
+	return time.Time{}, false, nil
 }

@@ -136,6 +136,7 @@ func run(ctx context.Context, o options) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
 	if o.metricsAddr != "" {
 		go serveMetrics(ctx, o, reg)
 	}
@@ -204,8 +205,9 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	// One admission per cluster: the node planner and the DPU tenant
 	// controller both admit disruption against a pool's maxUnavailable.
 	admission := node.NewAdmission()
+	mcnInformer := mcoInformers.Machineconfiguration().V1().MachineConfigNodes()
 	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
-		UpdateDelay: o.updateDelay}
+		UpdateDelay: o.updateDelay, MachineConfigNodes: mcnInformer}
 	o.dpu.UpdateDelay = o.updateDelay
 	if o.etcd.Enabled() {
 		ec, err := etcd.New(o.etcd)
@@ -229,7 +231,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	if err != nil {
 		return err
 	}
-	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, dpuKube, nodeInformer, poolInformer, configInformer, admission, gates, reg)
+	dpuGates, dpuRuns, err := o.dpu.Setup(cfg, dpuKube, nodeInformer, poolInformer, configInformer, mcnInformer, admission, gates, reg)
 	if err != nil {
 		return fmt.Errorf("DPU controllers: %w", err)
 	}

@@ -218,6 +218,7 @@ func runStart(ctx context.Context, o *startOptions) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := metrics.NewDaemon(reg)
+	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
 	m.SetHostOS(o.root)
 	if o.kubeletHealthzEnabled && o.kubeletHealthzEndpoint != "" {
 		go daemon.KubeletHealth{URL: o.kubeletHealthzEndpoint, Failures: m.MCO.KubeletState}.Run(ctx)

@@ -137,13 +137,15 @@ func (c Config) nodeMaintenances(cfg *rest.Config) (dynamic.Interface, error) {
 // controller's Options.Gates and the controllers' Run functions (run each
 // until ctx ends, e.g. in the caller's errgroup); both empty when neither
 // side is configured. Call it before starting the
-// informer factories. admission is the cluster's, shared with the node
+// informer factories; mcns tell the breakers since when a node is Degraded
+// (nil: not read). admission is the cluster's, shared with the node
 // controller (node.Options.Admission): the tenant side admits disruption
 // against the same maxUnavailable as the planner. updateGates are the
 // cluster's other gates, which a host update coalesced with a maintenance
 // must pass too (TenantOptions.UpdateGates).
 func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinformers.NodeInformer,
-	pools mcfginformers.MachineConfigPoolInformer, configs mcfginformers.MachineConfigInformer, admission *node.Admission,
+	pools mcfginformers.MachineConfigPoolInformer, configs mcfginformers.MachineConfigInformer,
+	mcns mcfginformers.MachineConfigNodeInformer, admission *node.Admission,
 	updateGates []node.DisruptionGate, reg prometheus.Registerer) (gates []node.DisruptionGate, runs []func(context.Context) error, err error) {
 	required, err := c.requiredDaemonSets()
 	if err != nil {
@@ -159,7 +161,7 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 			return nil, nil, err
 		}
 		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission,
-			AnnounceWait: c.announceWait(), MachineConfigs: configs, NodeMaintenances: nms, UpdateGates: updateGates,
+			AnnounceWait: c.announceWait(), MachineConfigs: configs, MachineConfigNodes: mcns, NodeMaintenances: nms, UpdateGates: updateGates,
 			UpdateDelay: c.UpdateDelay})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)

@@ -40,14 +40,14 @@ func TestConfigSetupRejectsBadInput(t *testing.T) {
 		{RequiredDaemonSets: "ovnkube-node"},
 		{RequiredDaemonSets: "ns/a,/b"},
 	} {
-		if _, _, err := c.Setup(nil, nil, nil, nil, nil, nil, nil, nil); err == nil {
+		if _, _, err := c.Setup(nil, nil, nil, nil, nil, nil, nil, nil, nil); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
 	if _, err := (Config{NodeMaintenance: "sometimes"}).nodeMaintenances(nil); err == nil {
 		t.Error("--dpu-node-maintenance=sometimes: no error")
 	}
-	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
+	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
 		t.Errorf("nothing configured: got %v %v %v", gates, runs, err)
 	}
 }

@@ -37,8 +37,8 @@ func newDrainer(kube kubernetes.Interface, attemptTimeout, retryDelay time.Durat
 		nodes: map[string]*drainRun{}}
 }
 
-// ensure starts draining node unless a drain runs or succeeded since the last reset.
-func (d *drainer) ensure(ctx context.Context, node string) {
+// Ensure starts draining node unless a drain runs or succeeded since the last reset.
+func (d *drainer) Ensure(ctx context.Context, node string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.nodes[node]; ok {
@@ -50,9 +50,9 @@ func (d *drainer) ensure(ctx context.Context, node string) {
 	go d.run(runCtx, node, run)
 }
 
-// reset stops a node's drain and forgets its result: the hold was released,
+// Reset stops a node's drain and forgets its result: the hold was released,
 // or the node was cordoned again and must be drained again.
-func (d *drainer) reset(node string) {
+func (d *drainer) Reset(node string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if r, ok := d.nodes[node]; ok {
@@ -61,8 +61,8 @@ func (d *drainer) reset(node string) {
 	}
 }
 
-// states returns the drain results by node.
-func (d *drainer) states() map[string]DrainState {
+// States returns the drain results by node.
+func (d *drainer) States() map[string]DrainState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := make(map[string]DrainState, len(d.nodes))

@@ -191,7 +191,7 @@ func NewInfraController(infra kubernetes.Interface, tenant *HostMaintenances, no
 		}
 	}
 	if len(opts.RequiredDaemonSets) > 0 {
-		if c.pods, err = newDaemonSetPods(infra, opts.RequiredDaemonSets, opts.Now, c.enqueueNodeName); err != nil {
+		if c.pods, err = newDaemonSetPods(infra, opts.RequiredDaemonSets, c.enqueueNodeName); err != nil {
 			return nil, err
 		}
 		c.synced = append(c.synced, c.pods.synced...)
@@ -401,8 +401,9 @@ func (c *InfraController) decideOutage(n *corev1.Node, host string, planned bool
 	in := OutageInput{Node: n.Name, Host: host, Ready: nodeIsReady(n), ReadySince: readySince(n),
 		Taint: c.request(OutageRequestName(n.Name)), Planned: planned, Now: c.opts.Now(),
 		Grace: c.opts.OutageGrace, Recovery: c.opts.OutageRecovery}
+	in.DownSince, _ = annotationTime(n, constants.DPUDownSinceAnnotation)
 	if c.pods != nil {
-		in.Missing, in.UpSince = c.pods.state(n.Name)
+		in.Missing, in.Absent, in.UpSince = c.pods.state(n.Name)
 	}
 	return DecideOutage(in)
 }
@@ -440,10 +441,12 @@ func (c *InfraController) apply(ctx context.Context, n *corev1.Node, host, targe
 	}
 	switch a.Kind {
 	case OpenCycle:
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"annotations": map[string]string{constants.HostMaintenanceCycleAnnotation: a.From}}})
-		if _, err := c.infra.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if err := c.setNodeAnnotation(ctx, n.Name, constants.HostMaintenanceCycleAnnotation, a.From); err != nil {
 			return fmt.Errorf("opening the maintenance cycle on %s: %w", n.Name, err)
+		}
+	case RecordDownSince, ClearDownSince:
+		if err := c.setNodeAnnotation(ctx, n.Name, constants.DPUDownSinceAnnotation, a.From); err != nil {
+			return fmt.Errorf("recording the start of the DPU outage on %s: %w", n.Name, err)
 		}
 	case CloseCycle:
 		patch, _ := json.Marshal([]map[string]any{

@@ -66,12 +66,16 @@ const (
 	CreateRequest InfraActionKind = "CreateRequest"
 	// DeleteRequest deletes the request Name.
 	DeleteRequest InfraActionKind = "DeleteRequest"
+	// RecordDownSince sets DPUDownSinceAnnotation=From on the infra node.
+	RecordDownSince InfraActionKind = "RecordDownSince"
+	// ClearDownSince removes DPUDownSinceAnnotation from the infra node.
+	ClearDownSince InfraActionKind = "ClearDownSince"
 )
 
 // InfraAction is one step; steps apply in order and stop at the first error.
 type InfraAction struct {
 	Kind   InfraActionKind
-	From   string                      // OpenCycle
+	From   string                      // OpenCycle, RecordDownSince
 	Name   string                      // CreateRequest, DeleteRequest
 	Action dpuv1.HostMaintenanceAction // CreateRequest
 	Reason string                      // CreateRequest; "" for the default

@@ -2,7 +2,6 @@ package dpu
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,24 +13,20 @@ import (
 
 // daemonSetPods watches the pods of the DaemonSets a DPU must run (its
 // network agents) and tells, per infra node, which of them have no Ready
-// pod on it and since when.
+// pod on it and since when, as far as the pods tell. It keeps no clock of
+// its own: a DaemonSet without any pod on the node has no time, and the
+// controller records one on the node (DPUDownSinceAnnotation).
 type daemonSetPods struct {
 	sets      []types.NamespacedName
 	factories []informers.SharedInformerFactory
 	byNS      map[string]cache.SharedIndexInformer
 	synced    []cache.InformerSynced
-	now       func() time.Time
-
-	mu sync.Mutex
-	// absentSince remembers when a DaemonSet was first seen without any pod
-	// on a node (a pod that exists has its own timestamps).
-	absentSince map[string]time.Time // "<node> <namespace>/<name>"
 }
 
 const podsByNode = "spec.nodeName"
 
-func newDaemonSetPods(kube kubernetes.Interface, sets []types.NamespacedName, now func() time.Time, enqueue func(node string)) (*daemonSetPods, error) {
-	p := &daemonSetPods{sets: sets, byNS: map[string]cache.SharedIndexInformer{}, now: now, absentSince: map[string]time.Time{}}
+func newDaemonSetPods(kube kubernetes.Interface, sets []types.NamespacedName, enqueue func(node string)) (*daemonSetPods, error) {
+	p := &daemonSetPods{sets: sets, byNS: map[string]cache.SharedIndexInformer{}}
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { enqueuePodNode(obj, enqueue) },
 		UpdateFunc: func(_, obj any) { enqueuePodNode(obj, enqueue) },
@@ -76,14 +71,12 @@ func (p *daemonSetPods) run(ctx context.Context) {
 	}
 }
 
-// state returns the required DaemonSets without a Ready pod on node, with
-// since when (the pod's Ready transition, its creation, or when no pod was
-// first seen), and when the last of their pods became Ready.
-func (p *daemonSetPods) state(node string) (missing map[string]time.Time, upSince time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// state returns the required DaemonSets whose pods on node are not Ready,
+// with since when (the pod's Ready transition, or its creation); those
+// without any pod on node (absent); and when the last of their pods became
+// Ready.
+func (p *daemonSetPods) state(node string) (notReady map[string]time.Time, absent []string, upSince time.Time) {
 	for _, ds := range p.sets {
-		key := node + " " + ds.String()
 		var pods []*corev1.Pod
 		if objs, err := p.byNS[ds.Namespace].GetIndexer().ByIndex(podsByNode, node); err == nil {
 			for _, o := range objs {
@@ -91,6 +84,10 @@ func (p *daemonSetPods) state(node string) (missing map[string]time.Time, upSinc
 					pods = append(pods, pod)
 				}
 			}
+		}
+		if len(pods) == 0 {
+			absent = append(absent, ds.String())
+			continue
 		}
 		ready, since := false, time.Time{}
 		for _, pod := range pods {
@@ -108,23 +105,14 @@ func (p *daemonSetPods) state(node string) (missing map[string]time.Time, upSinc
 			}
 		}
 		if ready {
-			delete(p.absentSince, key)
 			continue
 		}
-		if len(pods) == 0 {
-			if _, ok := p.absentSince[key]; !ok {
-				p.absentSince[key] = p.now()
-			}
-			since = p.absentSince[key]
-		} else {
-			delete(p.absentSince, key)
+		if notReady == nil {
+			notReady = map[string]time.Time{}
 		}
-		if missing == nil {
-			missing = map[string]time.Time{}
-		}
-		missing[ds.String()] = since
+		notReady[ds.String()] = since
 	}
-	return missing, upSince
+	return notReady, absent, upSince
 }
 
 func ownedByDaemonSet(pod *corev1.Pod, name string) bool {

@@ -24,13 +24,20 @@ import (
 
 // holdSinceOf reads TenantHoldSinceAnnotation.
 func holdSinceOf(n *corev1.Node) (time.Time, bool) {
-	v, ok := n.Annotations[constants.TenantHoldSinceAnnotation]
+	return annotationTime(n, constants.TenantHoldSinceAnnotation)
+}
+
+// annotationTime reads an RFC 3339 time the controller recorded on a node;
+// false when absent or unreadable (a bad value is replaced by the next
+// record).
+func annotationTime(n *corev1.Node, key string) (time.Time, bool) {
+	v, ok := n.Annotations[key]
 	if !ok {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return time.Time{}, false // a bad value is replaced by the next wait
+		return time.Time{}, false
 	}
 	return t, true
 }
@@ -124,18 +131,24 @@ func (c *InfraController) reportWait(ctx context.Context, n *corev1.Node, host s
 
 // setHoldSince writes TenantHoldSinceAnnotation ("" removes it).
 func (c *InfraController) setHoldSince(ctx context.Context, name, value string) error {
+	if err := c.setNodeAnnotation(ctx, name, constants.TenantHoldSinceAnnotation, value); err != nil {
+		return fmt.Errorf("recording the tenant hold of %s: %w", name, err)
+	}
+	return nil
+}
+
+// setNodeAnnotation sets one annotation of an infra node ("" removes it).
+func (c *InfraController) setNodeAnnotation(ctx context.Context, name, key, value string) error {
 	var v any = value
 	if value == "" {
 		v = nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{constants.TenantHoldSinceAnnotation: v}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
 	if err != nil {
 		return err
 	}
-	if _, err := c.infra.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("recording the tenant hold of %s: %w", name, err)
-	}
-	return nil
+	_, err = c.infra.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
 }
 
 // requeueWhileWaiting looks again at a waiting node on the resync, or when

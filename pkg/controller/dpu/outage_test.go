@@ -1,6 +1,7 @@
 package dpu
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,13 @@ func TestDecideOutage(t *testing.T) {
 	}
 	tainted := func(in *OutageInput) { in.Taint = hmIn("dpu-dpu-0-outage", dpuv1.ActionTaint, dpuv1.PhaseActive) }
 	del := []InfraAction{{Kind: DeleteRequest, Name: "dpu-dpu-0-outage"}}
+	absent := func(in *OutageInput) { in.Absent = []string{"ds/agent"} }
+	recorded := func(ago time.Duration) func(*OutageInput) {
+		return func(in *OutageInput) { in.DownSince = t0.Add(-ago) }
+	}
+	record := func(at time.Time) InfraAction {
+		return InfraAction{Kind: RecordDownSince, From: at.UTC().Format(time.RFC3339)}
+	}
 	tests := []struct {
 		name    string
 		in      OutageInput
@@ -46,6 +54,22 @@ func TestDecideOutage(t *testing.T) {
 		{"tainted, node back but the DaemonSet pod just became Ready: keep", base(upFor(time.Minute), tainted,
 			func(in *OutageInput) { in.UpSince = t0.Add(-time.Second) }), "", nil, 19 * time.Second},
 		{"unpaired: the taint goes", base(down(time.Hour), tainted, func(in *OutageInput) { in.Host = "" }), "", del, 0},
+		// The clock of an outage nothing else times is recorded on the node.
+		{"a required pod absent, nothing recorded: record now, look again at the grace", base(absent),
+			"", []InfraAction{record(t0)}, grace},
+		{"a required pod absent since a recorded start past the grace (a restarted controller): taint", base(absent, recorded(grace+time.Second)),
+			"DaemonSet ds/agent has no Ready pod", nil, 0},
+		{"a required pod absent since a recorded start within the grace: the rest of it", base(absent, recorded(10*time.Second)),
+			"", nil, grace - 10*time.Second},
+		{"no Ready condition at all: record now", base(func(in *OutageInput) { in.Ready, in.ReadySince = false, time.Time{} }),
+			"", []InfraAction{record(t0)}, grace},
+		{"NotReady with its own time: nothing recorded", base(down(10 * time.Second)), "", nil, 20 * time.Second},
+		{"the absent pod is back but not Ready: the outage still began at the record", base(recorded(time.Minute), func(in *OutageInput) {
+			in.Missing = map[string]time.Time{"ds/agent": t0.Add(-time.Second)}
+		}), "is down since " + t0.Add(-time.Minute).UTC().Format(time.RFC3339), nil, 0},
+		{"up: the record goes", base(recorded(time.Minute)), "", []InfraAction{{Kind: ClearDownSince}}, 0},
+		{"unpaired: the record goes too", base(absent, recorded(time.Minute), tainted, func(in *OutageInput) { in.Host = "" }),
+			"", []InfraAction{{Kind: ClearDownSince}, del[0]}, 0},
 	}
 	for _, tt := range tests {
 		got, recheck := DecideOutage(tt.in)
@@ -56,7 +80,7 @@ func TestDecideOutage(t *testing.T) {
 			}
 			continue
 		}
-		if len(got) != len(tt.want) || (len(got) > 0 && got[0] != tt.want[0]) || recheck != tt.recheck {
+		if !slices.Equal(got, tt.want) || recheck != tt.recheck {
 			t.Errorf("%s: got %+v recheck %s, want %+v recheck %s", tt.name, got, recheck, tt.want, tt.recheck)
 		}
 	}

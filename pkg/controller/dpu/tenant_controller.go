@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -68,6 +69,10 @@ type TenantOptions struct {
 	// MachineConfigs tells when a pool's target was created (for
 	// AnnounceWait); nil: paired hosts do not wait.
 	MachineConfigs mcfginformers.MachineConfigInformer
+	// MachineConfigNodes tell the pools' circuit breakers since when a node
+	// is Degraded (node.Options.MachineConfigNodes); nil: a failing node
+	// counts at once.
+	MachineConfigNodes mcfginformers.MachineConfigNodeInformer
 	// NodeMaintenances, when set, also serves the dpu-network-operator's
 	// medik8s NodeMaintenance objects (dpu-tenant-<host>) as Drain requests.
 	NodeMaintenances dynamic.Interface
@@ -106,18 +111,23 @@ func (o *TenantOptions) setDefaults() {
 // TenantController serves HostMaintenance requests in the tenant cluster.
 type TenantController struct {
 	kube     kubernetes.Interface
-	hm       *HostMaintenances
-	informer cache.SharedIndexInformer
+	requests HostMaintenanceLister
+	writer   TenantWriter
+	drains   TenantDrainer
 	nodes    corelisters.NodeLister
 	pools    mcfglisters.MachineConfigPoolLister
+	// configs are the MachineConfigs (nil: paired hosts do not wait).
+	configs mcfglisters.MachineConfigLister
+	// mcns are the MachineConfigNodes (nil: not read).
+	mcns    mcfglisters.MachineConfigNodeLister
+	opts    TenantOptions
+	events  *eventSink
+	metrics *tenantMetrics
+	// informer, synced and queue run the controller (NewTenantController);
+	// nil in one made by NewTenantControllerFrom, which only syncs.
+	informer cache.SharedIndexInformer
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
-	opts     TenantOptions
-	events   *eventSink
-	drains   *drainer
-	metrics  *tenantMetrics
-	// configs are the MachineConfigs (nil without TenantOptions.MachineConfigs).
-	configs mcfglisters.MachineConfigLister
 	// nodeMaintenances watches NodeMaintenance objects (nil: not served).
 	nodeMaintenances cache.SharedIndexInformer
 	// nodeCache keeps the nodes' TenantNodes between snapshots.
@@ -139,27 +149,22 @@ const waitingRecheck = 5 * time.Second
 func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeInformer coreinformers.NodeInformer,
 	poolInformer mcfginformers.MachineConfigPoolInformer, opts TenantOptions) (*TenantController, error) {
 	opts.setDefaults()
-	events, err := newEventSink(kube, opts.Recorder, TenantComponentName)
+	informer := hm.NewInformer(10 * time.Minute)
+	parts := TenantParts{Requests: informerRequests{informer}, Nodes: nodeInformer.Lister(), Pools: poolInformer.Lister(),
+		Writer: kubeTenantWriter{kube: kube, hm: hm}}
+	if mc := opts.MachineConfigs; mc != nil {
+		parts.Configs = mc.Lister()
+	}
+	if m := opts.MachineConfigNodes; m != nil {
+		parts.MachineConfigNodes = m.Lister()
+	}
+	q := queue.New(TenantComponentName)
+	parts.Drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { q.Add(tenantKey) })
+	c, err := newTenantController(kube, parts, opts)
 	if err != nil {
 		return nil, err
 	}
-	m, err := newTenantMetrics(opts.Registerer)
-	if err != nil {
-		return nil, err
-	}
-	c := &TenantController{
-		kube:     kube,
-		hm:       hm,
-		informer: hm.NewInformer(10 * time.Minute),
-		nodes:    nodeInformer.Lister(),
-		pools:    poolInformer.Lister(),
-		queue:    queue.New(TenantComponentName),
-		opts:     opts,
-		events:   events,
-		metrics:  m,
-		written:  newWrittenStatuses(time.Minute),
-	}
-	c.drains = newDrainer(kube, opts.DrainAttemptTimeout, opts.DrainRetryDelay, func() { c.queue.Add(tenantKey) })
+	c.informer, c.queue = informer, q
 	c.synced = []cache.InformerSynced{c.informer.HasSynced, nodeInformer.Informer().HasSynced, poolInformer.Informer().HasSynced}
 	enqueue := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.queue.Add(tenantKey) },
@@ -177,8 +182,10 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		return nil, err
 	}
 	if mc := opts.MachineConfigs; mc != nil {
-		c.configs = mc.Lister()
 		c.synced = append(c.synced, mc.Informer().HasSynced)
+	}
+	if m := opts.MachineConfigNodes; m != nil {
+		c.synced = append(c.synced, m.Informer().HasSynced)
 	}
 	if opts.NodeMaintenances != nil {
 		c.nodeMaintenances = newNodeMaintenanceInformer(opts.NodeMaintenances, 10*time.Minute)
@@ -203,6 +210,56 @@ func NewTenantController(kube kubernetes.Interface, hm *HostMaintenances, nodeIn
 		return nil, err
 	}
 	return c, nil
+}
+
+// NewTenantControllerFrom makes a tenant controller on the given edges,
+// for a caller that runs its decisions itself (Sync, Gate): it has no
+// informers and no queue, so Run refuses it. TenantOptions.MachineConfigs,
+// MachineConfigNodes and NodeMaintenances are not used (parts carries the
+// listers); a nil Recorder discards the events.
+func NewTenantControllerFrom(parts TenantParts, opts TenantOptions) (*TenantController, error) {
+	if parts.Requests == nil || parts.Nodes == nil || parts.Pools == nil || parts.Writer == nil || parts.Drains == nil {
+		return nil, fmt.Errorf("tenant controller: parts need Requests, Nodes, Pools, Writer and Drains (have %+v)", parts)
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = discardEvents{}
+	}
+	opts.MachineConfigs, opts.MachineConfigNodes, opts.NodeMaintenances = nil, nil, nil
+	return newTenantController(nil, parts, opts)
+}
+
+func newTenantController(kube kubernetes.Interface, parts TenantParts, opts TenantOptions) (*TenantController, error) {
+	opts.setDefaults()
+	events, err := newEventSink(kube, opts.Recorder, TenantComponentName)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newTenantMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return &TenantController{
+		kube:     kube,
+		requests: parts.Requests,
+		writer:   parts.Writer,
+		drains:   parts.Drains,
+		nodes:    parts.Nodes,
+		pools:    parts.Pools,
+		configs:  parts.Configs,
+		mcns:     parts.MachineConfigNodes,
+		opts:     opts,
+		events:   events,
+		metrics:  m,
+		written:  newWrittenStatuses(time.Minute),
+	}, nil
+}
+
+// discardEvents is an event recorder that records nothing.
+type discardEvents struct{}
+
+func (discardEvents) Event(runtime.Object, string, string, string)          {}
+func (discardEvents) Eventf(runtime.Object, string, string, string, ...any) {}
+func (discardEvents) AnnotatedEventf(runtime.Object, map[string]string, string, string, string, ...any) {
 }
 
 // tenantNodeChanged tells whether anything DecideTenant reads differs
@@ -242,6 +299,9 @@ func (c *TenantController) Gate() node.DisruptionGate { return tenantGate{c: c} 
 // Run starts the HostMaintenance informer, waits for the caches and serves
 // requests until ctx ends.
 func (c *TenantController) Run(ctx context.Context) error {
+	if c.informer == nil {
+		return fmt.Errorf("tenant controller: made by NewTenantControllerFrom, it has no informers to run")
+	}
 	defer utilruntime.HandleCrashWithContext(ctx)
 	defer c.queue.ShutDown()
 	logger := klog.FromContext(ctx).WithValues("controller", "hostmaintenance")
@@ -317,12 +377,12 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		Now:          c.opts.Now(),
 		Nodes:        map[string]TenantNode{},
 		Pools:        map[string]TenantPool{},
-		Drains:       c.drains.states(),
+		Drains:       c.drains.States(),
 		CoalesceWait: c.opts.CoalesceWait,
 		AnnounceWait: c.opts.AnnounceWait,
 	}
-	for _, obj := range c.informer.GetStore().List() {
-		s.Requests = append(s.Requests, c.written.current(obj.(*dpuv1.HostMaintenance), s.Now))
+	for _, hm := range c.requests.List() {
+		s.Requests = append(s.Requests, c.written.current(hm, s.Now))
 	}
 	if c.nodeMaintenances != nil {
 		for _, obj := range c.nodeMaintenances.GetStore().List() {
@@ -349,13 +409,21 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 		s.Nodes[tn.View.Name] = tn
 		members[tn.Pool]++
 	}
+	var degraded node.DegradedConditions
+	if c.mcns != nil {
+		mcns, err := c.mcns.List(labels.Everything())
+		if err != nil {
+			return s, err
+		}
+		degraded = node.DegradedConditionsOf(mcns)
+	}
 	for _, p := range pools {
 		maxU, err := node.MaxUnavailable(p.Spec.MaxUnavailable, members[p.Name])
 		if err != nil {
 			maxU = 1 // the planner grants nothing with an invalid value; one maintenance at a time still serves
 		}
 		s.Pools[p.Name] = c.tenantPoolOf(p, maxU)
-		c.markUpdateHolds(s, p)
+		c.markUpdateHolds(s, p, degraded)
 	}
 	return s, nil
 }
@@ -363,7 +431,7 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 // markUpdateHolds records, for each node of pool p, what holds its update
 // back by the pool's own rules (node.UpdateHold), so that a coalesced
 // update or a hand-over respects them.
-func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineConfigPool) {
+func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineConfigPool, degraded node.DegradedConditions) {
 	pv := node.ViewOfPool(p)
 	var views []node.NodeView
 	for _, tn := range s.Nodes {
@@ -371,7 +439,7 @@ func (c *TenantController) markUpdateHolds(s TenantSnapshot, p *mcfgv1.MachineCo
 			views = append(views, tn.View)
 		}
 	}
-	breaker := node.EvaluateBreaker(pv, views)
+	breaker := node.EvaluateBreaker(pv, views, degraded, s.Now)
 	for name, tn := range s.Nodes {
 		if tn.Pool == p.Name {
 			tn.UpdateHeld = node.UpdateHold(pv, breaker, tn.View, s.Now, c.opts.UpdateGates)
@@ -432,18 +500,18 @@ func (c *TenantController) applyStatuses(ctx context.Context, updates []StatusUp
 			}
 			continue
 		}
-		obj, exists, err := c.informer.GetStore().GetByKey(u.Name)
-		if err != nil || !exists {
+		cached, exists := c.requests.Get(u.Name)
+		if !exists {
 			continue // deleted meanwhile
 		}
 		now := c.opts.Now()
-		cur := c.written.current(obj.(*dpuv1.HostMaintenance), now)
+		cur := c.written.current(cached, now)
 		if string(cur.UID) != u.UID {
 			continue
 		}
 		next := cur.DeepCopy()
 		next.Status = u.Status
-		written, err := c.hm.UpdateStatus(ctx, next)
+		written, err := c.writer.UpdateStatus(ctx, next)
 		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
@@ -502,11 +570,7 @@ func (c *TenantController) applyNodeMaintenanceStatus(ctx context.Context, name 
 // openRequestsFor returns the open (not terminal, not deleted) requests for
 // a node, served NodeMaintenance objects included.
 func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMaintenance {
-	var out []*dpuv1.HostMaintenance
-	objs, _ := c.informer.GetIndexer().ByIndex(IndexByNode, nodeName)
-	for _, o := range objs {
-		out = append(out, o.(*dpuv1.HostMaintenance))
-	}
+	out := c.requests.ByNode(nodeName)
 	if c.nodeMaintenances != nil {
 		objs, _ := c.nodeMaintenances.GetIndexer().ByIndex(IndexByNode, nodeName)
 		for _, o := range objs {

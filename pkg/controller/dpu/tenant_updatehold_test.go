@@ -3,6 +3,7 @@ package dpu
 import (
 	"strings"
 	"testing"
+	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,13 +38,22 @@ func TestMarkUpdateHolds(t *testing.T) {
 		pool  *mcfgv1.MachineConfigPool
 		nodes []TenantNode
 		gates []node.DisruptionGate
-		want  string // substring of w0's UpdateHeld; "" for none
+		// degraded are the MachineConfigNodes' NodeDegraded conditions (nil: not read)
+		degraded node.DegradedConditions
+		want     string // substring of w0's UpdateHeld; "" for none
 	}{
 		{name: "nothing holds", pool: pool(nil), nodes: []TenantNode{doneNode("w0")}},
 		{name: "pool on hold", pool: pool(map[string]string{constants.DisruptionHoldAnnotation: "freeze"}),
 			nodes: []TenantNode{doneNode("w0")}, want: "ManualHold: pool worker is on hold"},
 		{name: "breaker open after a node failed on the target", pool: pool(nil),
 			nodes: []TenantNode{doneNode("w0"), doneNode("w1", failing)}, want: "CircuitBreaker: 1 node(s) failed on " + cfgB},
+		{name: "a node Degraded for less than the grace is a blip: nothing held", pool: pool(nil),
+			nodes:    []TenantNode{doneNode("w0"), doneNode("w1", failing)},
+			degraded: node.DegradedConditions{"w1": {True: true, Since: t0.Add(-time.Minute)}}},
+		{name: "a node Degraded for the grace: breaker open", pool: pool(nil),
+			nodes:    []TenantNode{doneNode("w0"), doneNode("w1", failing)},
+			degraded: node.DegradedConditions{"w1": {True: true, Since: t0.Add(-node.DefaultFailedNodeGrace)}},
+			want:     "CircuitBreaker: 1 node(s) failed on " + cfgB},
 		{name: "a cluster gate vetoes", pool: pool(nil), nodes: []TenantNode{doneNode("w0")},
 			gates: []node.DisruptionGate{vetoAll{}}, want: "PrometheusAlerts: 1 active alert(s)"},
 		{name: "another pool's node is left alone", pool: pool(map[string]string{constants.DisruptionHoldAnnotation: "freeze"}),
@@ -56,7 +66,7 @@ func TestMarkUpdateHolds(t *testing.T) {
 			for _, n := range tt.nodes {
 				s.Nodes[n.View.Name] = n
 			}
-			c.markUpdateHolds(s, tt.pool)
+			c.markUpdateHolds(s, tt.pool, tt.degraded)
 			got := s.Nodes["w0"].UpdateHeld
 			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 				t.Errorf("UpdateHeld = %q, want %q", got, tt.want)

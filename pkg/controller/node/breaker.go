@@ -3,10 +3,12 @@ package node
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -16,30 +18,95 @@ import (
 // target, the rollout stops. A bad update then costs K nodes, not the pool;
 // and the nodes staged ahead (a locked OS that would never be right) are
 // unstaged. An admin resumes by naming the target in resumeRollout.
+//
+// A node fails once its Degraded condition has held for Grace: a blip (a
+// registry that answered late, a write retried) opens nothing and
+// unstages nothing.
 type Breaker struct {
-	Threshold int      // K: failed nodes that open the breaker (default 1)
-	Failed    []string // nodes failing on the target
-	Open      bool     // the rollout is halted
-	Resumed   bool     // an admin let the target go on past the breaker
-	Invalid   string   // why the threshold annotation was ignored, if it was
+	Threshold int           // K: failed nodes that open the breaker (default 1)
+	Grace     time.Duration // how long a node is Degraded before it counts as failed
+	Failed    []string      // nodes failing on the target for Grace or longer
+	Pending   []string      // nodes failing on the target for less than Grace
+	Open      bool          // the rollout is halted
+	Resumed   bool          // an admin let the target go on past the breaker
+	Invalid   string        // why a setting was ignored, if one was
 }
 
-// EvaluateBreaker looks at the pool's nodes: a node fails on the target when
-// it was granted the target and its daemon reports Degraded or
-// Unreconcilable (the MCO's IsNodeMCDFailing on the target).
-func EvaluateBreaker(pool PoolView, nodes []NodeView) Breaker {
-	b := Breaker{Threshold: 1}
+// DefaultFailedNodeGrace is the breaker's grace when the pool sets none
+// (constants.FailedNodeGraceAnnotation).
+const DefaultFailedNodeGrace = 5 * time.Minute
+
+// NodeDegraded is the NodeDegraded condition of a node's MachineConfigNode:
+// whether it is True, and since when (its lastTransitionTime).
+type NodeDegraded struct {
+	True  bool
+	Since time.Time
+}
+
+// DegradedConditions are the NodeDegraded conditions by node name. A node
+// without an entry has no MachineConfigNode; a nil map means the
+// MachineConfigNodes are not read. Either way nothing tells since when the
+// node fails, and a failing node counts at once.
+type DegradedConditions map[string]NodeDegraded
+
+// DegradedConditionsOf reads the NodeDegraded condition of each
+// MachineConfigNode (named by spec.node, else by its own name, which the
+// MCO makes the node's).
+func DegradedConditionsOf(mcns []*mcfgv1.MachineConfigNode) DegradedConditions {
+	out := make(DegradedConditions, len(mcns))
+	for _, m := range mcns {
+		name := m.Spec.Node.Name
+		if name == "" {
+			name = m.Name
+		}
+		var d NodeDegraded
+		if c := meta.FindStatusCondition(m.Status.Conditions, string(mcfgv1.MachineConfigNodeNodeDegraded)); c != nil {
+			d = NodeDegraded{True: c.Status == metav1.ConditionTrue, Since: c.LastTransitionTime.Time}
+		}
+		out[name] = d
+	}
+	return out
+}
+
+// EvaluateBreaker looks at the pool's nodes at now. A node granted the
+// target and not running it yet fails on the target once its
+// MachineConfigNode's NodeDegraded condition has been True for the pool's
+// grace (the daemon keeps it True while it retries a failing step; the
+// node's state annotation flips to Working at each retry). A node whose
+// daemon reports Degraded or Unreconcilable (the MCO's IsNodeMCDFailing)
+// while its MachineConfigNode does not show it yet is pending; one without
+// a MachineConfigNode counts at once (nothing tells since when it fails).
+func EvaluateBreaker(pool PoolView, nodes []NodeView, degraded DegradedConditions, now time.Time) Breaker {
+	b := Breaker{Threshold: 1, Grace: DefaultFailedNodeGrace}
+	var invalid []string
 	if s, ok := pool.Annotations[constants.MaxFailedNodesAnnotation]; ok {
 		k, err := strconv.Atoi(s)
 		if err != nil || k < 1 {
-			b.Invalid = fmt.Sprintf("%s=%q is not a positive integer; using 1", constants.MaxFailedNodesAnnotation, s)
+			invalid = append(invalid, fmt.Sprintf("%s=%q is not a positive integer; using 1", constants.MaxFailedNodesAnnotation, s))
 		} else {
 			b.Threshold = k
 		}
 	}
+	if s, ok := pool.Annotations[constants.FailedNodeGraceAnnotation]; ok {
+		g, err := time.ParseDuration(s)
+		if err != nil || g < 0 {
+			invalid = append(invalid, fmt.Sprintf("%s=%q is not a duration of 0 or more (like 5m or 90s); using %s",
+				constants.FailedNodeGraceAnnotation, s, DefaultFailedNodeGrace))
+		} else {
+			b.Grace = g
+		}
+	}
+	b.Invalid = strings.Join(invalid, "; ")
 	for _, n := range nodes {
-		if n.Desired == pool.Target && n.failing() {
+		if n.Desired != pool.Target || n.Current == n.Desired {
+			continue
+		}
+		d, known := degraded[n.Name]
+		switch {
+		case !known && n.failing(), known && d.True && now.Sub(d.Since) >= b.Grace:
 			b.Failed = append(b.Failed, n.Name)
+		case known && d.True, n.failing():
+			b.Pending = append(b.Pending, n.Name)
 		}
 	}
 	if len(b.Failed) >= b.Threshold {
@@ -88,6 +155,10 @@ func setRolloutHalted(status *mcfgv1.MachineConfigPoolStatus, prev mcfgv1.Machin
 		c.Reason = "Resumed"
 		c.Message = fmt.Sprintf("resumed past the circuit breaker by %s=%s with %d failed node(s) (%s)",
 			constants.ResumeRolloutAnnotation, pool.Target, len(b.Failed), nodeList(b.Failed))
+	case len(b.Pending) > 0:
+		c.Reason = "FailurePending"
+		c.Message = fmt.Sprintf("%d node(s) Degraded on %s for less than %s (%s): counted as failed if it lasts",
+			len(b.Pending), pool.Target, b.Grace, nodeList(b.Pending))
 	}
 	setCondition(status, c)
 	var events []Event

@@ -71,6 +71,10 @@ type Options struct {
 	// this cluster's nodes (the DPU HostMaintenance controller); nil: one of
 	// the controller's own.
 	Admission *Admission
+	// MachineConfigNodes tell the circuit breaker since when a node is
+	// Degraded (it counts a node failed after the pool's grace); nil: not
+	// read, and a failing node counts at once.
+	MachineConfigNodes mcfginformers.MachineConfigNodeInformer
 }
 
 // Controller is the node controller's reconciler: it keeps pools' nodes
@@ -80,6 +84,7 @@ type Controller struct {
 	mco         mcfgclientset.Interface
 	nodes       corelisters.NodeLister
 	pools       mcfglisters.MachineConfigPoolLister
+	mcns        mcfglisters.MachineConfigNodeLister // nil without Options.MachineConfigNodes
 	synced      []cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
 	opts        Options
@@ -126,6 +131,10 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		opts:      opts,
 		admission: opts.Admission,
 		etcd:      newEtcdSnapshots(opts.Etcd, opts.Now),
+	}
+	if m := opts.MachineConfigNodes; m != nil {
+		c.mcns = m.Lister()
+		c.synced = append(c.synced, m.Informer().HasSynced)
 	}
 	c.statusPacer = newStatusPacer(opts.StatusInterval)
 	c.recorder, c.broadcaster = events.NewRecorder(opts.Recorder, mcfgscheme.Scheme, ComponentName)
@@ -294,11 +303,28 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 	now := c.opts.Now()
 	w := kubeNodeWriter{kube: c.kube, fold: c.taintFold(pool)}
 	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: w}
-	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates}, &t)
+	degraded, err := c.degradedConditions()
+	if err != nil {
+		return Result{}, nil, now, err
+	}
+	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates, Degraded: degraded}, &t)
 	if m := c.opts.PlanMetrics; m != nil && err == nil {
 		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
 	}
 	return r, views, now, err
+}
+
+// degradedConditions reads the MachineConfigNodes' NodeDegraded conditions
+// (nil when the controller does not read them).
+func (c *Controller) degradedConditions() (DegradedConditions, error) {
+	if c.mcns == nil {
+		return nil, nil
+	}
+	mcns, err := c.mcns.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("listing MachineConfigNodes: %w", err)
+	}
+	return DegradedConditionsOf(mcns), nil
 }
 
 // NodeWriter is how the planner's assignments reach the nodes.

@@ -21,6 +21,10 @@ type Facts struct {
 	// Gates may each veto a node's disruption grant (e.g. a DPU whose tenant
 	// host is not drained yet). A veto never consumes maxUnavailable capacity.
 	Gates []DisruptionGate
+	// Degraded are the nodes' MachineConfigNode NodeDegraded conditions: the
+	// circuit breaker counts a node failed once it has been Degraded for
+	// the pool's grace. Nil: not read (a failing node counts at once).
+	Degraded DegradedConditions
 }
 
 // EtcdFacts is a snapshot of etcd membership. On OpenShift masters members

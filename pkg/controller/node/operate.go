@@ -25,7 +25,7 @@ func (c *Controller) recordOperational(pool *mcfgv1.MachineConfigPool, views []N
 		open = 1
 	}
 	m.BreakerOpen.WithLabelValues(pool.Name).Set(open)
-	m.FailedNodes.WithLabelValues(pool.Name).Set(float64(len(EvaluateBreaker(ViewOfPool(pool), views).Failed)))
+	m.FailedNodes.WithLabelValues(pool.Name).Set(float64(len(r.Breaker.Failed)))
 	// The MCO's node controller marks each pool sync (node_controller.go syncMachineConfigPool).
 	m.MCO.SubControllerState.WithLabelValues("machine-config-controller-node", "Sync Machine Config Pool", pool.Name).SetToCurrentTime()
 	if pool.Name != constants.MasterPool {

@@ -39,7 +39,8 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 			r.Unavailable++
 		}
 	}
-	breaker := EvaluateBreaker(pool, nodes)
+	breaker := EvaluateBreaker(pool, nodes, facts.Degraded, facts.Now)
+	r.Breaker = breaker
 	if !pool.Paused && breaker.Open {
 		halt(&r, pool, nodes, breaker)
 	} else if !pool.Paused {

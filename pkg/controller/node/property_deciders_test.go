@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,11 +21,11 @@ import (
 
 // The deciders of the property test, each called the way its controller
 // calls it: the node planner through node.AdmitPool (the controller's own
-// path), the HostMaintenance decider and the infra side through their pure
-// public entry points (dpu.DecideTenant, dpu.DecideInfra, dpu.GateVerdict)
-// with the thin adapter of pkg/controller/dpu's controllers written out here
-// (snapshot from the cache through the admission, writes, expectations after
-// a successful write, statuses after the node writes).
+// path); the HostMaintenance decider through the tenant controller itself
+// (dpu.TenantController.Sync and its Gate, on the world's listers, writer
+// and drainer: property_tenant_test.go); the infra side through its pure
+// public entry points (dpu.DecideInfra, dpu.GateVerdict) with the thin
+// adapter of the infra controller written out here.
 
 var (
 	errTimeout  = apierrors.NewTimeoutError("simulated: the apiserver did not answer in time", 1)
@@ -87,7 +85,7 @@ func (w *world) planPool(c *cluster) {
 	case c == w.infra:
 		facts.Gates = []node.DisruptionGate{infraGate{w}}
 	case w.kind == kindDPU:
-		facts.Gates = []node.DisruptionGate{tenantGate{w}}
+		facts.Gates = []node.DisruptionGate{w.tenantCtl.Gate()}
 	}
 	desiredBefore := map[string]string{}
 	for _, n := range c.nodes {
@@ -126,7 +124,7 @@ func (w *world) planPool(c *cluster) {
 			w.violate("grant %v is not the pool's target %s", g, c.pool.Target)
 		}
 	}
-	w.judge(c, "the node planner", before, counted)
+	w.judge(c, deciderPlanner, before, counted)
 	if c == w.infra {
 		for _, n := range c.nodes {
 			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
@@ -176,31 +174,8 @@ func (w *world) checkPhysical() {
 	}
 }
 
-// tenantGate is the tenant controller's Gate over dpu.TenantGateVerdict.
-type tenantGate struct{ w *world }
-
-func (tenantGate) Name() string { return "HostMaintenance" }
-
-func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, string) {
-	w := g.w
-	var open []*dpuv1.HostMaintenance
-	for _, hm := range w.requestsFor(n.Name) {
-		if !hm.Status.Phase.Terminal() {
-			open = append(open, hm)
-		}
-	}
-	return dpu.TenantGateVerdict(dpu.TenantGateInput{Node: n, Pool: w.tenantPool(0), Requests: open,
-		AnnounceWait: announceWait, Now: w.now()})
-}
-
 // announceWait is the tenant controller's AnnounceWait in the simulation.
 const announceWait = 5 * time.Second
-
-func (w *world) tenantPool(maxU int) dpu.TenantPool {
-	c := w.tenant
-	return dpu.TenantPool{Name: c.pool.Name, Target: c.pool.Target, Paused: c.pool.Paused, MaxUnavailable: maxU,
-		TargetSince: w.targetSince[c.pool.Name]}
-}
 
 // infraGate is the infra controller's Gate over dpu.GateVerdict.
 type infraGate struct{ w *world }
@@ -236,144 +211,17 @@ func (w *world) requestNames() []string {
 	return names
 }
 
-// decideTenant is the tenant controller's Sync: under the admission lock,
-// the snapshot (nodes from the cache through the admission), DecideTenant,
-// the node writes and their expectations; then the statuses.
+// decideTenant is the tenant controller's own Sync (dpu.TenantController,
+// on the world's edges: property_tenant_test.go): under the admission lock,
+// its snapshot, DecideTenant, its node writes and their expectations; then
+// its status writes.
 func (w *world) decideTenant() {
 	c := w.tenant
 	before, counted := w.admissionsOf(c), w.countedNow(c)
-	c.adm.Lock()
-	now := w.now()
-	snap := dpu.TenantSnapshot{Now: now, Nodes: map[string]dpu.TenantNode{}, Pools: map[string]dpu.TenantPool{},
-		Drains: map[string]dpu.DrainState{}, CoalesceWait: 5 * time.Second, AnnounceWait: announceWait}
-	for _, name := range w.requestNames() {
-		snap.Requests = append(snap.Requests, w.hms[name].DeepCopy())
+	if _, err := w.tenantCtl.Sync(w.ctx); err != nil && w.debug {
+		fmt.Printf("step %d tenant-sync failed (retried next step): %v\n", w.step, err)
 	}
-	for _, o := range c.cached() {
-		snap.Nodes[o.Name] = tenantNodeOf(c.adm.Node(o, now), c.pool.Name)
-	}
-	maxU, err := node.MaxUnavailable(c.pool.MaxUnavailable, len(c.cached()))
-	if err != nil {
-		maxU = 1
-	}
-	snap.Pools[c.pool.Name] = w.tenantPool(maxU)
-	for name, j := range c.drains {
-		snap.Drains[name] = dpu.DrainState{Running: !j.succeeded, Succeeded: j.succeeded}
-	}
-	plan := dpu.DecideTenant(snap)
-	if w.debug {
-		for _, name := range slices.Sorted(maps.Keys(snap.Nodes)) {
-			tn := snap.Nodes[name]
-			fmt.Printf("step %d tenant-snap %s cur=%s des=%s state=%s unsched=%v ready=%v unavail=%v hold=%v\n", w.step, name, tn.View.Current, tn.View.Desired, tn.View.State, tn.View.Unschedulable, tn.View.Ready, tn.View.Unavailable(), tn.HasHold)
-		}
-		for _, hm := range snap.Requests {
-			fmt.Printf("step %d tenant-req %s %s %s %s\n", w.step, hm.Name, hm.Spec.Action, hm.Spec.NodeName, hm.Status.Phase)
-		}
-		fmt.Printf("step %d tenant-plan %+v\n", w.step, plan.Nodes)
-	}
-	for _, a := range plan.Nodes {
-		if err := w.applyTenantNode(c, a, snap.Nodes[a.Node], now); err != nil {
-			// The sync fails before the statuses; the controller retries.
-			c.adm.Unlock()
-			w.judge(c, "the HostMaintenance decider", before, counted)
-			return
-		}
-	}
-	c.adm.Unlock()
-	for _, u := range plan.Statuses {
-		hm := w.hms[u.Name]
-		if hm == nil || string(hm.UID) != u.UID {
-			continue
-		}
-		if hm.Status.Phase == dpuv1.PhasePending && u.Status.Phase == dpuv1.PhaseDraining {
-			w.stats.admitted++
-		}
-		if u.Status.CoalescedConfig != "" && hm.Status.CoalescedConfig == "" {
-			w.stats.coalesced++
-		}
-		hm.Status = u.Status
-	}
-	w.judge(c, "the HostMaintenance decider", before, counted)
-}
-
-// tenantNodeOf is pkg/controller/dpu's (unexported) TenantNode of a node.
-func tenantNodeOf(n *corev1.Node, pool string) dpu.TenantNode {
-	a := n.Annotations
-	record, hasHold := a[constants.MaintenanceCordonAnnotation]
-	_, drainRecord := a[constants.CordonedByAdminAnnotation]
-	desiredDrain, lastDrain := a[constants.DesiredDrainAnnotation], a[constants.LastAppliedDrainAnnotation]
-	return dpu.TenantNode{ // no taints: DPU outages are not simulated
-		View: node.ViewOfNode(n), Pool: pool, HoldRecord: record, HasHold: hasHold,
-		UpdateDrain:   drainRecord || desiredDrain != lastDrain || strings.HasPrefix(desiredDrain, constants.DrainerStateDrain+"-"),
-		RebootRequest: a[constants.RebootRequestAnnotation], LastReboot: a[constants.LastRebootAnnotation],
-	}
-}
-
-// applyTenantNode is the tenant controller's applyNode on the world: the
-// same conditional writes (a changed cordon or desiredConfig is a
-// conflict), the expectations recorded after a successful write.
-func (w *world) applyTenantNode(c *cluster, a dpu.NodeAction, tn dpu.TenantNode, now time.Time) error {
-	n := c.node(a.Node)
-	if n == nil {
-		return nil
-	}
-	if !w.calm && w.rng.Float64() < w.profile.dpuRef {
-		w.stats.writeFaults++
-		return errConflict
-	}
-	switch a.Kind {
-	case dpu.NodeHold:
-		delete(c.drains, a.Node)
-		if a.Record != "" {
-			if cordoned := a.Record == "true"; n.unschedulable != cordoned {
-				return errConflict
-			}
-			n.ann[constants.MaintenanceCordonAnnotation] = a.Record
-		}
-		n.unschedulable, n.cordonBy = true, cordonByDecider
-		c.adm.ExpectCordon(a.Node, true, now)
-		if a.Record != "" {
-			c.adm.ExpectAnnotation(a.Node, constants.MaintenanceCordonAnnotation, a.Record, now)
-		}
-	case dpu.NodeDrain:
-		if c.drains[a.Node] == nil {
-			c.drains[a.Node] = &drainJob{left: 1 + w.rng.IntN(3)}
-		}
-	case dpu.NodeReboot:
-		if a.Config != "" {
-			if n.ann[constants.DesiredConfigAnnotation] != a.ExpectDesired {
-				return errConflict
-			}
-			n.ann[constants.DesiredConfigAnnotation] = a.Config
-		}
-		n.ann[constants.RebootRequestAnnotation] = a.Token
-		c.adm.ExpectAnnotation(a.Node, constants.RebootRequestAnnotation, a.Token, now)
-		if a.Config != "" {
-			c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
-		}
-	case dpu.NodeGrant:
-		if n.ann[constants.DesiredConfigAnnotation] != a.ExpectDesired {
-			return errConflict
-		}
-		n.ann[constants.DesiredConfigAnnotation] = a.Config
-		c.adm.ExpectAnnotation(a.Node, constants.DesiredConfigAnnotation, a.Config, now)
-	case dpu.NodeTaint, dpu.NodeUntaint:
-		// DPU outages are not simulated.
-	case dpu.NodeRelease:
-		delete(c.drains, a.Node)
-		if rec, ok := n.ann[constants.MaintenanceCordonAnnotation]; !ok || rec != tn.HoldRecord {
-			return errConflict
-		}
-		delete(n.ann, constants.MaintenanceCordonAnnotation)
-		if a.MakeSchedulable {
-			n.unschedulable, n.cordonBy = false, cordonByDecider
-		}
-		c.adm.ExpectAnnotationRemoved(a.Node, constants.MaintenanceCordonAnnotation, now)
-		if a.MakeSchedulable {
-			c.adm.ExpectCordon(a.Node, false, now)
-		}
-	}
-	return nil
+	w.judge(c, deciderHostMaintenance, before, counted)
 }
 
 // decideInfra is the infra controller's Sync of every DPU (leader mode,
@@ -425,7 +273,7 @@ func (w *world) applyInfra(d *simNode, from string, a dpu.InfraAction) error {
 		}
 		w.hmSeq++
 		w.hms[a.Name] = &dpuv1.HostMaintenance{
-			ObjectMeta: metav1.ObjectMeta{Name: a.Name, UID: types.UID(fmt.Sprint(w.hmSeq)),
+			ObjectMeta: metav1.ObjectMeta{Name: a.Name, UID: types.UID(fmt.Sprint(w.hmSeq)), ResourceVersion: "1",
 				CreationTimestamp: metav1.NewTime(w.now().Add(time.Duration(w.hmSeq) * time.Nanosecond))},
 			Spec: dpuv1.HostMaintenanceSpec{NodeName: d.pair, Action: a.Action, Reason: a.Reason},
 		}

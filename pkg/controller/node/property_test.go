@@ -17,13 +17,16 @@ import (
 
 	dpuv1 "github.com/tandem-mco/tandem/pkg/apis/dpu/v1alpha1"
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 )
 
 // The planner's property test drives both deciders that admit disruption in
 // a tenant cluster, the node planner (node.AdmitPool: the controller's
 // admission lock, overlay, Plan and writes) and the DPU HostMaintenance
-// decider (dpu.DecideTenant), plus an infra cluster whose planner is gated by
+// controller (dpu.TenantController's own Sync and Gate: its snapshot,
+// dpu.DecideTenant, its writes and expectations, on the world's edges),
+// plus an infra cluster whose planner is gated by
 // the DPU infra gate (dpu.GateVerdict) and whose DPUs ask for their hosts'
 // maintenance (dpu.DecideInfra), through a simulated world: machines that
 // run the real daemon decision (daemon.Next) and the real drain decision
@@ -118,7 +121,18 @@ type stats struct {
 	writeFaults, daemonFailures, reboots, powerLosses, flaps                   int
 	admitted, coalesced, infraGrants, memberLosses, addressMapped              int
 	byKind                                                                     [3]int
+	// judged counts, per decider, the decisions the oracle judged; admitted,
+	// those that admitted a disruption (the oracle then counted the pool).
+	judged, judgedAdmissions map[string]int
 }
+
+// The deciders that admit disruption in a tenant pool, as judge names them.
+const (
+	deciderPlanner         = "the node planner"
+	deciderHostMaintenance = "the HostMaintenance decider"
+)
+
+func newStats() *stats { return &stats{judged: map[string]int{}, judgedAdmissions: map[string]int{}} }
 
 type world struct {
 	ctx    context.Context
@@ -129,9 +143,11 @@ type world struct {
 	etcd   *simEtcd
 	hms    map[string]*dpuv1.HostMaintenance
 	hmSeq  int
-	step   int
-	calm   bool
-	cfgSeq map[string]int
+	// tenantCtl is the product's HostMaintenance controller of a DPU world.
+	tenantCtl *dpu.TenantController
+	step      int
+	calm      bool
+	cfgSeq    map[string]int
 	// targetSince is when each pool's target was rendered.
 	targetSince map[string]time.Time
 	nameSeq     int
@@ -185,6 +201,7 @@ func newWorld(seed uint64, st *stats) *world {
 			w.infra.nodes = append(w.infra.nodes, d)
 		}
 		w.infra.pool.MaxUnavailable = randomMaxUnavailable(rng)
+		w.tenantCtl = w.newTenantController()
 	}
 	w.tenant.pool.MaxUnavailable = randomMaxUnavailable(rng)
 	if rng.IntN(2) == 0 {
@@ -531,6 +548,7 @@ func (w *world) admissionsOf(c *cluster) admissions {
 // count must be within R1. (Admitting more on a node already disrupted, say
 // a reboot of a held node, adds nothing.)
 func (w *world) judge(c *cluster, who string, before admissions, countedBefore map[string]bool) {
+	w.stats.judged[who]++
 	after := w.admissionsOf(c)
 	var admitted []string
 	for name, a := range after {
@@ -541,6 +559,7 @@ func (w *world) judge(c *cluster, who string, before admissions, countedBefore m
 	if len(admitted) == 0 {
 		return
 	}
+	w.stats.judgedAdmissions[who]++
 	slices.Sort(admitted)
 	maxU := oracleMaxUnavailable(c.pool.MaxUnavailable, len(c.nodes))
 	if used := w.committed(c); len(used) > maxU {
@@ -567,7 +586,7 @@ func TestPlannerInvariants(t *testing.T) {
 		schedules = 300
 	}
 	if *plannerSeed >= 0 {
-		w := newWorld(uint64(*plannerSeed), &stats{})
+		w := newWorld(uint64(*plannerSeed), newStats())
 		w.debug = true
 		w.run()
 		for _, f := range w.failures {
@@ -576,7 +595,7 @@ func TestPlannerInvariants(t *testing.T) {
 		return
 	}
 	violations := 0
-	st := &stats{}
+	st := newStats()
 	for seed := range uint64(schedules) {
 		w := newWorld(seed, st)
 		w.run()
@@ -596,5 +615,17 @@ func TestPlannerInvariants(t *testing.T) {
 		st.writeFaults == 0 || st.memberLosses == 0 || st.addressMapped == 0 || st.coalesced == 0 {
 		t.Errorf("the schedules did not reach every rule: %+v", *st)
 	}
-	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=2\n", schedules, violations)
+	// deciders= counts the deciders whose decisions the oracle judged: a
+	// decider the schedules never ran, or that never admitted anything,
+	// was not tested by them.
+	deciders := 0
+	for _, who := range []string{deciderPlanner, deciderHostMaintenance} {
+		if st.judged[who] == 0 || st.judgedAdmissions[who] == 0 {
+			t.Errorf("%s: %d decisions judged, %d of them admitting a disruption: the oracle never judged it at work",
+				who, st.judged[who], st.judgedAdmissions[who])
+			continue
+		}
+		deciders++
+	}
+	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=%d\n", schedules, violations, deciders)
 }

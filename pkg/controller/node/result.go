@@ -25,6 +25,8 @@ type Result struct {
 	Unstage []string
 	// Events to record on the pool.
 	Events []Event
+	// Breaker is the circuit breaker as this plan found it.
+	Breaker Breaker
 
 	// Figures for logs and metrics.
 	MaxUnavailable int // after MCO rounding, at least 1

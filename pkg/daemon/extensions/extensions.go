@@ -97,9 +97,7 @@ func (r *Repo) Provide(ctx context.Context, image string) (func() error, error) 
 	// The repository as rpm-ostree on the host sees it.
 	hostDir := path.Join(ContentBase, filepath.Base(dir))
 	content := "[coreos-extensions]\nenabled=1\nmetadata_expire=1m\nbaseurl=" + hostDir + "/" + RepoDir + "/\ngpgcheck=0\nskip_if_unavailable=False\n"
-	if err := os.MkdirAll(filepath.Dir(r.host(RepoFile)), 0o755); err != nil {
-		return fail(err)
-	}
+	// WriteFileAtomic makes a missing directory, durably.
 	if err := files.WriteFileAtomic(r.host(RepoFile), []byte(content), 0o644, -1, -1); err != nil {
 		return fail(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // tmpMarker is part of every temporary file name, so leftovers of a killed
@@ -37,13 +38,15 @@ func WriteFileAtomic(path string, data []byte, mode os.FileMode, uid, gid int) e
 	return writeAtomic(path, mode, uid, gid, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}, nil)
 }
 
-func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error) (retErr error) {
+// writeAtomic is WriteFileAtomic with fill writing the content; h (may be
+// nil) holds the test hooks inside it.
+func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Writer) error, h *Hooks) (retErr error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if err := MkdirAllDurably(dir, 0o755); err != nil {
+		return err
 	}
 	tmp, err := tempName(path)
 	if err != nil {
@@ -71,6 +74,9 @@ func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Write
 	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", path, err)
 	}
+	if err := h.written(path); err != nil {
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("fsync %s: %w", tmp, err)
 	}
@@ -80,14 +86,33 @@ func writeAtomic(path string, mode os.FileMode, uid, gid int, fill func(io.Write
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("renaming %s: %w", path, err)
 	}
+	if err := h.renamed(path); err != nil {
+		return err
+	}
 	return SyncDir(dir)
 }
 
+func (h *Hooks) written(path string) error {
+	if h == nil || h.Written == nil {
+		return nil
+	}
+	return h.Written(path)
+}
+
+func (h *Hooks) renamed(path string) error {
+	if h == nil || h.Renamed == nil {
+		return nil
+	}
+	return h.Renamed(path)
+}
+
 // SymlinkAtomic makes path a symlink to target, replacing what is there.
-func SymlinkAtomic(target, path string) error {
+func SymlinkAtomic(target, path string) error { return symlinkAtomic(target, path, nil) }
+
+func symlinkAtomic(target, path string, h *Hooks) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	if err := MkdirAllDurably(dir, 0o755); err != nil {
+		return err
 	}
 	tmp, err := tempName(path)
 	if err != nil {
@@ -99,6 +124,9 @@ func SymlinkAtomic(target, path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("renaming %s: %w", path, err)
+	}
+	if err := h.renamed(path); err != nil {
+		return err
 	}
 	return SyncDir(dir)
 }
@@ -112,6 +140,36 @@ func RemoveDurably(path string) error {
 		return fmt.Errorf("removing %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// MkdirAllDurably is os.MkdirAll whose new directories survive a power
+// loss: each directory it makes is followed by an fsync of its parent. A
+// new directory's name lives in its parent, and "calling fsync() does not
+// necessarily ensure that the entry in the directory containing the file
+// has also reached disk. For that an explicit fsync() on a file descriptor
+// for the directory is also needed" (fsync(2)). Without it, a file written
+// and synced in a new directory can vanish with the directory.
+func MkdirAllDurably(dir string, perm os.FileMode) error {
+	fi, err := os.Stat(dir)
+	if err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("creating %s: %w", dir, syscall.ENOTDIR)
+		}
+		return nil
+	}
+	if !os.IsNotExist(err) {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := MkdirAllDurably(parent, perm); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, perm); err != nil && !os.IsExist(err) {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return SyncDir(parent)
 }
 
 // SyncDir fsyncs a directory so a rename or removal in it is durable.

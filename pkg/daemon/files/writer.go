@@ -36,8 +36,8 @@ func (w *Writer) Backup(nodes []Node) ([]Backup, error) {
 	if err := w.DropBackups(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(w.BackupDir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", w.BackupDir, err)
+	if err := MkdirAllDurably(w.BackupDir, 0o700); err != nil {
+		return nil, err
 	}
 	out := make([]Backup, 0, len(nodes))
 	for i, n := range nodes {
@@ -64,6 +64,24 @@ func (w *Writer) Backup(nodes []Node) ([]Backup, error) {
 // Apply makes every path what its node says, one atomic replacement each.
 // afterEach, when set, runs after each path (tests use it to crash mid-way).
 func (w *Writer) Apply(nodes []Node, afterEach func(i int)) error {
+	return w.ApplyHooked(nodes, Hooks{AfterEach: afterEach})
+}
+
+// Hooks are test hooks of ApplyHooked: crash tests hold the daemon there
+// and kill it or cut its power. Nil ones are skipped; production sets none.
+type Hooks struct {
+	// AfterEach runs after each path.
+	AfterEach func(i int)
+	// Written runs inside a file's replacement once the new content is in
+	// the temporary file, before its fsync; Renamed once the temporary file
+	// (or symlink) is renamed over the path, before the directory's fsync.
+	// An error stops the write and is returned.
+	Written, Renamed func(path string) error
+}
+
+// ApplyHooked is Apply with test hooks inside the durable writes too.
+func (w *Writer) ApplyHooked(nodes []Node, h Hooks) error {
+	afterEach := h.AfterEach
 	for i, n := range nodes {
 		p := w.HostPath(n.Path)
 		if err := RemoveStaleTemps(filepath.Dir(p)); err != nil {
@@ -72,12 +90,15 @@ func (w *Writer) Apply(nodes []Node, afterEach func(i int)) error {
 		var err error
 		switch n.Kind {
 		case KindFile:
-			err = WriteFileAtomic(p, n.Contents, n.Mode, n.UID, n.GID)
+			err = writeAtomic(p, n.Mode, n.UID, n.GID, func(w io.Writer) error {
+				_, err := w.Write(n.Contents)
+				return err
+			}, &h)
 		case KindSymlink:
 			if t, lerr := os.Readlink(p); lerr == nil && t == n.Target {
 				break
 			}
-			err = SymlinkAtomic(n.Target, p)
+			err = symlinkAtomic(n.Target, p, &h)
 		case KindAbsent:
 			err = RemoveDurably(p)
 		default:
@@ -207,7 +228,7 @@ func copyPreserving(src, dst string) error {
 		return writeAtomic(dst, fi.Mode().Perm(), uid, gid, func(w io.Writer) error {
 			_, err := io.Copy(w, in)
 			return err
-		})
+		}, nil)
 	default:
 		return fmt.Errorf("%s is neither a regular file nor a symlink (%s)", src, fi.Mode().Type())
 	}

@@ -1,10 +1,12 @@
 //go:build integration
 
-// Package breaker runs a bad update in the world: an OS image that fails to
-// boot on the tenant workers. The pool's circuit breaker must stop the
-// rollout after K failed nodes, and the nodes that had staged the bad OS
-// ahead must discard it (rpm-ostree cleanup -p), without the harness doing
-// anything but publishing the update and watching.
+// Package breaker runs the pool's circuit breaker in the world, on both
+// sides of its grace: a blip (a node Degraded for a few seconds on a good
+// update) must open nothing and unstage nothing, and a bad update (an OS
+// image that fails to boot on the tenant workers) must stop the rollout
+// after K nodes failed for the grace, and the nodes that had staged the
+// bad OS ahead must discard it (rpm-ostree cleanup -p). The harness only
+// makes the fault, publishes and watches.
 package breaker
 
 import (
@@ -14,11 +16,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/test/world"
 )
 
+// The pool's grace (constants.FailedNodeGraceAnnotation) in each part: long
+// enough that a blip the harness ends as soon as the controller has seen it
+// stays a blip, short enough that the failure opens the breaker soon.
+const (
+	blipGrace    = 3 * time.Minute
+	failureGrace = 20 * time.Second
+)
+
 func TestBreakerStopsABadUpdate(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	const k = 1
 	w, err := world.Start(ctx, world.Options{
@@ -35,10 +46,17 @@ func TestBreakerStopsABadUpdate(t *testing.T) {
 	}
 	defer w.Stop()
 
-	res, err := w.BadUpdate(ctx, world.BadUpdateOptions{MaxFailedNodes: k})
+	t.Run("a blip opens nothing and unstages nothing", func(t *testing.T) {
+		runBlip(ctx, t, w)
+	})
+	if t.Failed() {
+		return
+	}
+
+	res, err := w.BadUpdate(ctx, world.BadUpdateOptions{MaxFailedNodes: k, FailedNodeGrace: failureGrace.String()})
 	if res != nil {
-		t.Logf("bad update %s: failed %v, granted %v (after halt %v), staged ahead %v, unstaged %v; halted: %s",
-			res.Target, res.Failed, res.Granted, res.GrantedAfterHalt, res.StagedAhead, res.Unstaged, res.Halted)
+		t.Logf("bad update %s: failed %v (Degraded since %v), granted %v (after halt %v), staged ahead %v, unstaged %v; halted at %s: %s",
+			res.Target, res.Failed, res.DegradedSince, res.Granted, res.GrantedAfterHalt, res.StagedAhead, res.Unstaged, res.HaltedSince, res.Halted)
 	}
 	if err != nil {
 		t.Fatalf("%v (logs under %s)", err, w.Opts.Dir)
@@ -59,6 +77,22 @@ func TestBreakerStopsABadUpdate(t *testing.T) {
 	if res.Halted == "" {
 		t.Error("RolloutHalted never became True")
 	}
+	// The grace: the breaker opened no sooner than the grace after the
+	// first failed node's Degraded condition turned True (both times are
+	// the apiserver's, to the second).
+	var first time.Time
+	for _, since := range res.DegradedSince {
+		if first.IsZero() || since.Before(first) {
+			first = since
+		}
+	}
+	switch {
+	case first.IsZero():
+		t.Errorf("no failed node's MachineConfigNode shows NodeDegraded True: %v", res.DegradedSince)
+	case res.HaltedSince.Sub(first) < failureGrace-time.Second:
+		t.Errorf("halted at %s, %s after the first node turned Degraded (%s): sooner than the %s grace",
+			res.HaltedSince, res.HaltedSince.Sub(first), first, failureGrace)
+	}
 	if len(res.StagedAhead) == 0 {
 		t.Error("no node had staged the bad OS ahead: the unstaging was not exercised")
 	}
@@ -67,6 +101,57 @@ func TestBreakerStopsABadUpdate(t *testing.T) {
 			t.Errorf("node %s staged the bad OS ahead and was not unstaged with cleanup -p", n)
 		}
 	}
-	fmt.Printf("breaker: k=%d failed=%d granted=%d staged_ahead=%d unstaged=%d granted_after_halt=%d\n",
-		k, len(res.Failed), len(res.Granted), len(res.StagedAhead), len(res.Unstaged), len(res.GrantedAfterHalt))
+	fmt.Printf("breaker: k=%d failed=%d granted=%d staged_ahead=%d unstaged=%d granted_after_halt=%d grace_s=%d halted_after_s=%d\n",
+		k, len(res.Failed), len(res.Granted), len(res.StagedAhead), len(res.Unstaged), len(res.GrantedAfterHalt),
+		int(failureGrace.Seconds()), int(res.HaltedSince.Sub(first).Seconds()))
+}
+
+// runBlip rolls a good update out to the tenant workers while one of them
+// cannot write the update's file: a directory stands where the file goes,
+// so its daemon's WriteFiles fails and it reports Degraded, retrying. Once
+// the controller shows the failure as pending, the harness removes the
+// directory and the node's next retry succeeds.
+func runBlip(ctx context.Context, t *testing.T, w *world.World) {
+	node := blipNode(t, w)
+	tenant := w.Tenant
+	setPoolGrace(ctx, t, tenant, constants.WorkerPool, blipGrace)
+	watch := watchPool(ctx, t, tenant, constants.WorkerPool)
+	obstacle, err := placeObstacle(w, node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := &blipSeen{}
+	sum, err := w.Rollout(ctx, world.RolloutOptions{Pools: []string{"tenant/" + constants.WorkerPool}, Timeout: 10 * time.Minute,
+		EtcdBaseline: -1, Faults: []world.Fault{blipFault(node, obstacle, seen)}})
+	if sum != nil {
+		for _, f := range sum.Faults {
+			if f.Err != "" {
+				t.Errorf("fault %s: %s", f.Name, f.Err)
+			}
+		}
+		for _, inv := range sum.Invariants {
+			if inv.Name == "maxUnavailable never exceeded" && !inv.OK {
+				t.Errorf("%s: %s", inv.Name, inv.Detail)
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("the rollout with a blip on %s: %v (logs under %s)", node, err, w.Opts.Dir)
+	}
+	t.Logf("blip on %s: Degraded since %s, pending shown as %q, obstacle removed at %s", node, seen.degradedSince, seen.pending, seen.removedAt)
+	halted, withdrawn := watch.results()
+	if halted != "" {
+		t.Errorf("the blip halted the pool: RolloutHalted True (%s)", halted)
+	}
+	if n := countPoolEvents(ctx, t, tenant, constants.WorkerPool, "RolloutHalted"); n > 0 {
+		t.Errorf("the blip halted the pool: %d RolloutHalted event(s)", n)
+	}
+	if len(withdrawn) > 0 {
+		t.Errorf("the blip unstaged nodes (stageConfig withdrawn before their grant): %v", withdrawn)
+	}
+	if seen.degradedSince.IsZero() || seen.pending == "" {
+		t.Errorf("the blip was not a blip the controller saw: Degraded since %v, pending %q", seen.degradedSince, seen.pending)
+	}
+	fmt.Printf("breaker-blip: node=%s degraded_s=%d grace_s=%d halted=%v unstaged=%d\n", node,
+		int(seen.removedAt.Sub(seen.degradedSince).Seconds()), int(blipGrace.Seconds()), halted != "", len(withdrawn))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
+	"github.com/tandem-mco/tandem/test/framework"
 )
 
 // cfgPolicy is config A plus /etc/containers/policy.json, a file the MCO's
@@ -87,11 +88,8 @@ func (w *world) writeLikeStockMCD(t *testing.T, r *crashRun, cfg string) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(mc)
-	p := filepath.Join(r.sn.Root, daemon.OnDiskConfigPath)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
+	// Durably, as the MCD writes it (renameio: fsync, rename, directory fsync).
+	if err := framework.WriteFileDurably(filepath.Join(r.sn.Root, daemon.OnDiskConfigPath), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

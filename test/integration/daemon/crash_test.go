@@ -34,6 +34,14 @@ import (
 // files, booted OS, kernel arguments, annotations), and no OS may have
 // booted that was not granted.
 //
+// Each node's root, sysroot and /run are file systems with their own page
+// cache (test/pagecachefs): a kill -9 keeps what the daemon and the
+// rpm-ostree double wrote and never synced; a power loss drops it, as a
+// real one does. Crash points fall inside the durable writes too: the first
+// file of an update held after its write and before its fsync
+// (WriteFiles.written), and after its rename and before the directory's
+// fsync (WriteFiles.renamed).
+//
 // The daemon's action kinds are read from pkg/daemon's source (every
 // constant of type ActionKind), not listed here: a kind that no scenario
 // crashes both ways fails the test, so a new kind must come with a script.
@@ -79,7 +87,15 @@ func TestDaemonCrash(t *testing.T) {
 			missing = append(missing, fmt.Sprintf("%s (kill=%v power-loss=%v)", k, covered[k]["kill"], covered[k]["power-loss"]))
 		}
 	}
-	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d\n", len(kinds), n, scenarios, passed)
+	pc := w.pageCache.get()
+	fmt.Printf("daemon-crash: actions=%d covered=%d scenarios=%d passed=%d power_losses=%d unsynced_dropped_bytes=%d\n",
+		len(kinds), n, scenarios, passed, pc.PowerLosses, pc.UnsyncedDroppedBytes)
+	if pc.PowerLosses < len(kinds) {
+		t.Errorf("%d power losses dropped a page cache, fewer than the %d action kinds", pc.PowerLosses, len(kinds))
+	}
+	if pc.UnsyncedDroppedBytes == 0 {
+		t.Errorf("no power loss dropped an unsynced byte: the page cache drops nothing the suite could miss")
+	}
 	if len(missing) > 0 {
 		t.Errorf("action kinds no scenario crashes with both kill -9 and power loss: %s; add a script to crash_scripts_test.go", strings.Join(missing, ", "))
 	}
@@ -240,11 +256,16 @@ func (w *world) runCrashScript(t *testing.T, sc crashScript, nodeName string, c 
 	t.Helper()
 	w = w.in(t)
 	r := &crashRun{t: t, w: w, allowed: map[string]bool{w.imageA: true}, stop: make(chan struct{})}
-	sn := w.installNode(nodeName, cfgA, w.cfgs[cfgA], w.imageA, framework.SimNodeOptions{Hooked: true, OnBoot: r.onBoot})
+	sn := w.installNode(nodeName, cfgA, w.cfgs[cfgA], w.imageA, framework.SimNodeOptions{Hooked: true, OnBoot: r.onBoot, PageCache: true})
 	r.mu.Lock()
 	r.sn = sn
 	r.mu.Unlock()
-	defer func() { _ = sn.Stop() }()
+	defer func() {
+		w.pageCache.add(sn.PageCacheStats())
+		if err := sn.Stop(); err != nil {
+			t.Errorf("stopping node %s: %v", sn.Name, err)
+		}
+	}()
 	for _, pre := range sc.prelude {
 		r.arm(crashAt{crashPoint: pre, kind: "kill"})
 	}

@@ -103,10 +103,8 @@ func (w *world) layeredConfigs() {
 func trustRegistry(t testing.TB, sn *framework.SimNode, host string) {
 	t.Helper()
 	p := filepath.Join(sn.Root, "etc", "containers", "registries.conf")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(fmt.Sprintf("[[registry]]\nlocation = %q\ninsecure = true\n", host)), 0o644); err != nil {
+	// Durably: the admin's configuration outlives a power loss.
+	if err := framework.WriteFileDurably(p, []byte(fmt.Sprintf("[[registry]]\nlocation = %q\ninsecure = true\n", host)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -50,6 +50,27 @@ type world struct {
 	// the test created, by name.
 	cfgs    map[string]ign3types.Config
 	imageOf map[string]string
+	// pageCache adds up what the crash runs' page caches dropped.
+	pageCache *pageCacheTally
+}
+
+// pageCacheTally is the sum of the nodes' framework.PageCacheStats.
+type pageCacheTally struct {
+	mu sync.Mutex
+	framework.PageCacheStats
+}
+
+func (p *pageCacheTally) add(s framework.PageCacheStats) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.PowerLosses += s.PowerLosses
+	p.UnsyncedDroppedBytes += s.UnsyncedDroppedBytes
+}
+
+func (p *pageCacheTally) get() framework.PageCacheStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.PageCacheStats
 }
 
 var (
@@ -78,7 +99,7 @@ func buildBinaries(t testing.TB) (string, string) {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t, cfgs: map[string]ign3types.Config{}, imageOf: map[string]string{}}
+	w := &world{t: t, cfgs: map[string]ign3types.Config{}, imageOf: map[string]string{}, pageCache: &pageCacheTally{}}
 	w.daemon, w.rpmOstree = buildBinaries(t)
 	w.cp = framework.NewControlPlane(t, framework.ControlPlaneOptions{Name: "daemon"})
 	reg, err := osimage.StartRegistry(ctx, t.TempDir())

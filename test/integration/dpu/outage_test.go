@@ -68,7 +68,7 @@ func TestDPUOutageTaint(t *testing.T) {
 	startAgentPod(t, infra, "dpu-0", "agent-1")
 
 	runTenantController(t, tenant, dpu.TenantOptions{Resync: time.Second})
-	infraReg := runOutageWatch(t, infra, identity)
+	infraReg, stopInfra := runOutageWatch(t, infra, identity, nil)
 	taints := watchTaints(t, tenant, "host-0")
 
 	waitFor(t, "the Pair request for host-0", time.Minute, func() (bool, string) {
@@ -156,16 +156,60 @@ func TestDPUOutageTaint(t *testing.T) {
 	if on, off := taints.counts(); on != 2 || off != 2 {
 		t.Errorf("host-0 tainted %d and untainted %d times, want 2 and 2 (two outages)", on, off)
 	}
+
+	start := time.Now()
+	t.Run("a restart mid-outage keeps its clock: the new controller taints when the first one's grace ends", func(t *testing.T) {
+		// Both controllers' clocks stand still, so nothing depends on how
+		// fast this machine is: the first never reaches the grace, the
+		// second starts past it.
+		stopInfra()
+		_, stopFirst := runOutageWatch(t, infra, identity, func() time.Time { return start })
+		if err := infra.Kube.CoreV1().Pods(dpuAgentNS).Delete(ctx, "agent-2", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+			t.Fatal(err)
+		}
+		// An absent pod has no time of its own: the controller records the
+		// outage's start on the DPU's Node.
+		var since time.Time
+		waitFor(t, "the start of dpu-0's outage recorded on its Node", time.Minute, func() (bool, string) {
+			n, err := infra.Kube.CoreV1().Nodes().Get(ctx, "dpu-0", metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			v, ok := n.Annotations[constants.DPUDownSinceAnnotation]
+			if since, err = time.Parse(time.RFC3339, v); !ok || err != nil {
+				return false, fmt.Sprintf("%s=%q", constants.DPUDownSinceAnnotation, v)
+			}
+			return true, v
+		})
+		stopFirst()
+		if on, _ := taints.counts(); on != 2 {
+			t.Fatalf("host-0 tainted by the first controller, whose clock never reached the grace")
+		}
+		// The second controller's clock is just past the first one's grace:
+		// one that started the outage's clock over would wait a whole grace
+		// that never passes.
+		frozen := since.Add(outageGrace + time.Second)
+		runOutageWatch(t, infra, identity, func() time.Time { return frozen })
+		taints.waitFor(t, true)
+		hm, err := identity.Get(ctx, dpu.OutageRequestName("dpu-0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := since.UTC().Format(time.RFC3339); !strings.Contains(hm.Spec.Reason, "down since "+want) {
+			t.Errorf("Taint request reason %q, want the outage down since %s (the first controller's record)", hm.Spec.Reason, want)
+		}
+	})
 }
 
 // runOutageWatch runs the infra controller (leader mode) with the narrow
-// tenant identity.
-func runOutageWatch(t *testing.T, infra *framework.ControlPlane, identity *dpu.HostMaintenances) *prometheus.Registry {
+// tenant identity, on the clock now (nil: time.Now). stop stops it (at
+// once; the test's cleanup calls it too).
+func runOutageWatch(t *testing.T, infra *framework.ControlPlane, identity *dpu.HostMaintenances, now func() time.Time) (*prometheus.Registry, func()) {
 	reg := prometheus.NewRegistry()
 	kubeInf := informers.NewSharedInformerFactory(infra.Kube, 0)
 	mcoInf := mcfginformers.NewSharedInformerFactory(infra.MCO, 0)
 	c, err := dpu.NewInfraController(infra.Kube, identity, kubeInf.Core().V1().Nodes(), mcoInf.Machineconfiguration().V1().MachineConfigPools(),
-		dpu.InfraOptions{Registerer: reg, Resync: time.Second, OutageGrace: outageGrace, OutageRecovery: outageRecovery,
+		dpu.InfraOptions{Registerer: reg, Resync: time.Second, OutageGrace: outageGrace, OutageRecovery: outageRecovery, Now: now,
 			RequiredDaemonSets: []types.NamespacedName{{Namespace: dpuAgentNS, Name: dpuAgent}}})
 	if err != nil {
 		t.Fatal(err)
@@ -175,15 +219,19 @@ func runOutageWatch(t *testing.T, infra *framework.ControlPlane, identity *dpu.H
 	go func() { done <- c.Run(ctx, 2) }()
 	kubeInf.Start(ctx.Done())
 	mcoInf.Start(ctx.Done())
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		kubeInf.Shutdown()
-		mcoInf.Shutdown()
-	})
-	return reg
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+			kubeInf.Shutdown()
+			mcoInf.Shutdown()
+		})
+	}
+	t.Cleanup(stop)
+	return reg, stop
 }
 
 // setNodeReady sets the Node's Ready condition as a kubelet would.

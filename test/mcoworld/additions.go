@@ -1,0 +1,44 @@
+package mcoworld
+
+import (
+	"fmt"
+	"net"
+)
+
+// The test world's additions to the pods the operator deployed: every
+// change the harness makes to their command lines and environment is in
+// this file. Beyond these, the kubelet stand-in (kubelet.go) runs a pod's
+// container as the kubelet would, but as a host process: $(VAR) expanded,
+// NODE_NAME from spec.nodeName, a ConfigMap volume's files written to the
+// host and paths under its mount pointed there.
+
+// operatorAdditions: the operator reaches the apiserver through the
+// admin kubeconfig instead of a service account.
+func operatorAdditions(kubeconfig string) []string {
+	return []string{"--kubeconfig=" + kubeconfig}
+}
+
+// controllerAdditions: the admin kubeconfig, and a metrics port of its
+// own (every process shares the host's loopback; the MCO's 127.0.0.1:8797
+// is per pod network namespace, or per node for host-network daemons).
+func controllerAdditions(kubeconfig string, metricsPort int) []string {
+	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-listen-address=127.0.0.1:%d", metricsPort)}
+}
+
+// daemonAdditions: the admin kubeconfig and a metrics port of its own;
+// then framework.SimNode adds the flags that make a directory a node (its
+// nodeArgs: --root-mount=/ and --root=<dir>, the harness host, the
+// rpm-ostree double, boot id and cmdline files).
+func daemonAdditions(kubeconfig string, metricsPort int) []string {
+	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-url=127.0.0.1:%d", metricsPort)}
+}
+
+// freePort reserves a loopback port for a process to listen on.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("reserving a loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,276 @@
+package mcoworld
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// Container is one pod container as the kubelet would start it: its
+// arguments with $(VAR) expanded, its environment resolved, and its
+// ConfigMap volumes materialized on the host (paths in the arguments under
+// a mount are rewritten to the host's copy: the process runs on the host).
+type Container struct {
+	Pod     *corev1.Pod
+	Command string   // the container's command[0]
+	Args    []string // command[1:] and args
+	Env     []string // KEY=VALUE
+}
+
+// Process is what a Workload runs for one pod.
+type Process interface {
+	Stop() error
+	// Alive is nil while the process runs, else why it stopped.
+	Alive() error
+}
+
+// Workload names the pods whose container the kubelet stand-in runs and
+// how: Start gets the container as the pod gives it and applies the
+// world's test-only additions (additions.go).
+type Workload struct {
+	Namespace string
+	Selector  string // label selector of the pods
+	Container string
+	// Entrypoint is the image's, for a container that names no command
+	// (the operator's Deployment relies on the MCO image's entrypoint).
+	Entrypoint []string
+	Start      func(ctx context.Context, c Container) (Process, error)
+}
+
+// Kubelet stands in for the kubelet of every node for some workloads:
+// kwok marks their pods Running, and this runs the pods' containers as host
+// processes, started when a pod runs and stopped when it goes (a DaemonSet
+// or Deployment rolled to a new template replaces its pods, and so the
+// processes).
+type Kubelet struct {
+	Kube      kubernetes.Interface
+	Dir       string // per-pod directories (materialized volumes)
+	Workloads []Workload
+
+	mu      sync.Mutex
+	running map[types.UID]*podProcess
+}
+
+type podProcess struct {
+	pod     string
+	process Process
+}
+
+// Run reconciles every second until ctx ends, then stops every process.
+func (k *Kubelet) Run(ctx context.Context) {
+	k.mu.Lock()
+	if k.running == nil {
+		k.running = map[types.UID]*podProcess{}
+	}
+	k.mu.Unlock()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		if err := k.sync(ctx); err != nil && ctx.Err() == nil {
+			klog.ErrorS(err, "kubelet stand-in: sync")
+		}
+		select {
+		case <-ctx.Done():
+			k.stopAll()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Running names the pods whose processes run, by workload selector.
+func (k *Kubelet) Running() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []string
+	for _, p := range k.running {
+		out = append(out, p.pod)
+	}
+	return out
+}
+
+func (k *Kubelet) sync(ctx context.Context) error {
+	want := map[types.UID]bool{}
+	for _, w := range k.Workloads {
+		pods, err := k.Kube.CoreV1().Pods(w.Namespace).List(ctx, metav1.ListOptions{LabelSelector: w.Selector})
+		if err != nil {
+			return err
+		}
+		for i := range pods.Items {
+			pod := &pods.Items[i]
+			if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning || pod.Spec.NodeName == "" {
+				continue
+			}
+			want[pod.UID] = true
+			k.mu.Lock()
+			_, ok := k.running[pod.UID]
+			k.mu.Unlock()
+			if ok {
+				continue
+			}
+			c, err := k.container(ctx, pod, w.Container, w.Entrypoint)
+			if err != nil {
+				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+			p, err := w.Start(ctx, c)
+			if err != nil {
+				return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+			klog.InfoS("kubelet stand-in: started", "pod", pod.Namespace+"/"+pod.Name, "node", pod.Spec.NodeName, "args", c.Args)
+			k.mu.Lock()
+			k.running[pod.UID] = &podProcess{pod: pod.Namespace + "/" + pod.Name, process: p}
+			k.mu.Unlock()
+		}
+	}
+	k.mu.Lock()
+	var gone []*podProcess
+	for uid, p := range k.running {
+		if !want[uid] {
+			gone = append(gone, p)
+			delete(k.running, uid)
+		}
+	}
+	k.mu.Unlock()
+	for _, p := range gone {
+		klog.InfoS("kubelet stand-in: pod gone, stopping its process", "pod", p.pod)
+		if err := p.process.Stop(); err != nil {
+			klog.ErrorS(err, "kubelet stand-in: stop", "pod", p.pod)
+		}
+	}
+	return nil
+}
+
+func (k *Kubelet) stopAll() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for uid, p := range k.running {
+		_ = p.process.Stop()
+		delete(k.running, uid)
+	}
+}
+
+// container resolves the named container of pod.
+func (k *Kubelet) container(ctx context.Context, pod *corev1.Pod, name string, entrypoint []string) (Container, error) {
+	var spec *corev1.Container
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			spec = &pod.Spec.Containers[i]
+		}
+	}
+	if spec == nil {
+		return Container{}, fmt.Errorf("no container %q", name)
+	}
+	env, err := resolveEnv(pod, spec.Env)
+	if err != nil {
+		return Container{}, err
+	}
+	mounts, err := k.materialize(ctx, pod, spec)
+	if err != nil {
+		return Container{}, err
+	}
+	command := spec.Command
+	if len(command) == 0 {
+		command = entrypoint
+	}
+	argv := append(append([]string(nil), command...), spec.Args...)
+	if len(argv) == 0 {
+		return Container{}, fmt.Errorf("container %q has no command (an image entrypoint is not modelled)", name)
+	}
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	for i := range argv {
+		argv[i] = rewriteMounts(expandVars(argv[i], vars), mounts)
+	}
+	return Container{Pod: pod, Command: argv[0], Args: argv[1:], Env: env}, nil
+}
+
+// resolveEnv gives values and the downward API's pod fields (the MCO's
+// daemon takes NODE_NAME from spec.nodeName).
+func resolveEnv(pod *corev1.Pod, vars []corev1.EnvVar) ([]string, error) {
+	var out []string
+	for _, e := range vars {
+		v := e.Value
+		if e.ValueFrom != nil {
+			if e.ValueFrom.FieldRef == nil {
+				return nil, fmt.Errorf("env %s: only values and field references are modelled", e.Name)
+			}
+			switch e.ValueFrom.FieldRef.FieldPath {
+			case "spec.nodeName":
+				v = pod.Spec.NodeName
+			case "metadata.name":
+				v = pod.Name
+			case "metadata.namespace":
+				v = pod.Namespace
+			default:
+				return nil, fmt.Errorf("env %s: field %s is not modelled", e.Name, e.ValueFrom.FieldRef.FieldPath)
+			}
+		}
+		out = append(out, e.Name+"="+v)
+	}
+	return out, nil
+}
+
+var varRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
+// expandVars is the kubelet's $(VAR) expansion of command and args; an
+// unknown reference stays as written.
+func expandVars(s string, vars map[string]string) string {
+	return varRef.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := vars[m[2:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// materialize writes the container's ConfigMap volumes into the pod's
+// directory, returning mount path -> host directory.
+func (k *Kubelet) materialize(ctx context.Context, pod *corev1.Pod, c *corev1.Container) (map[string]string, error) {
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		for _, v := range pod.Spec.Volumes {
+			if v.Name != m.Name || v.ConfigMap == nil {
+				continue
+			}
+			cm, err := k.Kube.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			dir := filepath.Join(k.Dir, string(pod.UID), v.Name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+			for name, data := range cm.Data {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					return nil, err
+				}
+			}
+			mounts[m.MountPath] = dir
+		}
+	}
+	return mounts, nil
+}
+
+// rewriteMounts points an argument under a mount at the host's copy.
+func rewriteMounts(arg string, mounts map[string]string) string {
+	for mp, host := range mounts {
+		if i := strings.Index(arg, mp+"/"); i >= 0 {
+			return arg[:i] + host + arg[i+len(mp):]
+		}
+	}
+	return arg
+}

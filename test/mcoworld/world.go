@@ -1,0 +1,332 @@
+package mcoworld
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"path/filepath"
+	"sync"
+	"time"
+
+	configclientset "github.com/openshift/client-go/config/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/test/framework"
+)
+
+// Namespace is the MCO's.
+const Namespace = "openshift-machine-config-operator"
+
+// Options of a world.
+type Options struct {
+	// Dir holds the control plane, the pods' directories and the nodes.
+	Dir string
+	// Masters and Workers name the nodes (kwok nodes; each runs a
+	// simulated node with the daemon its DaemonSet pod names).
+	Masters, Workers []string
+	// InitialImage is the OS every node boots first; empty: a base
+	// deployment without content.
+	InitialImage string
+	// Binary maps a container's command (an image path such as
+	// /usr/bin/machine-config-daemon) to the host binary; default: the
+	// fork build's program of the same name.
+	Binary func(imagePath string) (string, error)
+	// EtcdCluster backs the apiserver when set (one member per master).
+	EtcdCluster *framework.EtcdCluster
+	// SimNode adjusts each simulated node's options before it starts.
+	SimNode func(o *framework.SimNodeOptions)
+}
+
+// World is a running OpenShift-like cluster driven by the MCO's operator.
+type World struct {
+	Fork    Fork
+	CP      *framework.ControlPlane
+	Config  configclientset.Interface
+	CVO     CVO
+	Kubelet *Kubelet
+
+	opts    Options
+	kwok    *framework.Kwok
+	rpmOst  string
+	cancel  context.CancelFunc
+	done    chan struct{}
+	mu      sync.Mutex
+	nodes   map[string]*framework.SimNode
+	started map[string]int    // processes started per workload
+	metrics map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
+}
+
+// Start brings the cluster up to the point where the CVO has applied r:
+// the operator's pod exists and the kubelet stand-in runs it.
+func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
+	fork, err := LocateFork()
+	if err != nil {
+		return nil, err
+	}
+	if o.Binary == nil {
+		o.Binary = func(p string) (string, error) { return fork.Binary(filepath.Base(p)), nil }
+	}
+	ours, err := framework.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	skip := map[string]bool{}
+	for _, c := range ours {
+		skip[c.Name] = true
+	}
+	payload, err := PayloadCRDs(skip)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Name: "mco", Dir: filepath.Join(o.Dir, "cluster"),
+		KubeControllers: true, ExtraCRDs: payload, EtcdCluster: o.EtcdCluster})
+	if err != nil {
+		return nil, err
+	}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}}
+	defer func() {
+		if retErr != nil {
+			_ = w.Stop()
+		}
+	}()
+	if w.kwok, err = framework.StartKwok(ctx, cp); err != nil {
+		return nil, err
+	}
+	if w.Config, err = configclientset.NewForConfig(cp.RESTConfig); err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cp.RESTConfig)
+	if err != nil {
+		return nil, err
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cp.Kube.Discovery()))
+	w.CVO = CVO{Dynamic: dyn, Mapper: mapper, Config: w.Config, Manifests: fork.Manifests()}
+	if err := InstallCluster(ctx, cp.Kube, w.Config, Cluster{
+		APIServerURL: cp.RESTConfig.Host, CAPEM: cp.RESTConfig.CAData, InfraName: "tandem",
+		PullSecret: []byte(`{"auths":{}}`),
+	}); err != nil {
+		return nil, err
+	}
+	if err := w.addNodes(ctx); err != nil {
+		return nil, err
+	}
+	if _, _, err := osRPMOstree(ctx, o.Dir, &w.rpmOst); err != nil {
+		return nil, err
+	}
+	if _, err := w.CVO.Apply(ctx, r); err != nil {
+		return nil, fmt.Errorf("applying release %s: %w", r.Version, err)
+	}
+	w.Kubelet = &Kubelet{Kube: cp.Kube, Dir: filepath.Join(o.Dir, "pods"), Workloads: w.workloads()}
+	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.cancel, w.done = cancel, make(chan struct{})
+	go func() { defer close(w.done); w.Kubelet.Run(kctx) }()
+	return w, nil
+}
+
+// osRPMOstree builds the rpm-ostree double the simulated nodes run.
+func osRPMOstree(ctx context.Context, dir string, out *string) (string, string, error) {
+	d, r, err := framework.BuildSimNodeBinaries(ctx, filepath.Join(dir, "bin"))
+	*out = r
+	return d, r, err
+}
+
+// addNodes creates the kwok nodes with the labels an installed cluster's
+// nodes carry.
+func (w *World) addNodes(ctx context.Context) error {
+	add := func(name, role string) error {
+		n := framework.KwokNode(name, map[string]string{
+			"kubernetes.io/os":                "linux",
+			"node-role.kubernetes.io/" + role: "",
+		})
+		_, err := w.CP.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+		return err
+	}
+	for _, m := range w.opts.Masters {
+		if err := add(m, "master"); err != nil {
+			return err
+		}
+	}
+	for _, n := range w.opts.Workers {
+		if err := add(n, "worker"); err != nil {
+			return err
+		}
+	}
+	return framework.WaitForNodesReady(ctx, w.CP.Kube, append(append([]string(nil), w.opts.Masters...), w.opts.Workers...)...)
+}
+
+// workloads are the pods whose containers run as host processes: the
+// operator, tandem's controller, and each node's daemon.
+func (w *World) workloads() []Workload {
+	kc := w.CP.KubeconfigPath
+	return []Workload{
+		{Namespace: Namespace, Selector: "k8s-app=machine-config-operator", Container: "machine-config-operator",
+			Entrypoint: []string{"/usr/bin/machine-config-operator"},
+			Start: func(ctx context.Context, c Container) (Process, error) {
+				return w.startProcess("operator", c, operatorAdditions(kc))
+			}},
+		{Namespace: Namespace, Selector: "k8s-app=machine-config-controller", Container: "machine-config-controller",
+			Start: func(ctx context.Context, c Container) (Process, error) {
+				port, err := freePort()
+				if err != nil {
+					return nil, err
+				}
+				w.setMetrics("controller", port)
+				return w.startProcess("controller", c, controllerAdditions(kc, port))
+			}},
+		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
+			Start: w.startDaemon},
+	}
+}
+
+// hostProcess adapts a framework.Process to the kubelet stand-in.
+type hostProcess struct{ p *framework.Process }
+
+func (h hostProcess) Stop() error  { return h.p.Stop(30 * time.Second) }
+func (h hostProcess) Alive() error { return h.p.Alive() }
+
+func (w *World) startProcess(what string, c Container, additions []string) (Process, error) {
+	bin, err := w.opts.Binary(c.Command)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.started[what]++
+	n := w.started[what]
+	w.mu.Unlock()
+	log := filepath.Join(w.opts.Dir, "logs", fmt.Sprintf("%s-%d-%s.log", what, n, c.Pod.Name))
+	p, err := framework.StartProcess(what+" "+c.Pod.Name, bin, log, c.Env, append(c.Args, additions...)...)
+	if err != nil {
+		return nil, err
+	}
+	return hostProcess{p}, nil
+}
+
+// daemonProcess is a node's daemon under one pod: stopping it stops the
+// daemon, not the node.
+type daemonProcess struct{ n *framework.SimNode }
+
+func (d daemonProcess) Stop() error { return d.n.StopDaemon(30 * time.Second) }
+func (d daemonProcess) Alive() error {
+	if err := d.n.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
+	bin, err := w.opts.Binary(c.Command)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	pod := framework.PodCommand{Args: append(c.Args, daemonAdditions(w.CP.KubeconfigPath, port)...), Env: c.Env}
+	name := c.Pod.Spec.NodeName
+	w.setMetrics("daemon/"+name, port)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.started["daemon"]++
+	if n := w.nodes[name]; n != nil {
+		return daemonProcess{n}, n.SetPod(pod, 30*time.Second)
+	}
+	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
+		Kubeconfig: w.CP.KubeconfigPath, DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
+		InitialImage: w.opts.InitialImage, Pod: &pod}
+	if w.opts.SimNode != nil {
+		w.opts.SimNode(&o)
+	}
+	n, err := framework.StartSimNode(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	w.nodes[name] = n
+	return daemonProcess{n}, nil
+}
+
+func (w *World) setMetrics(key string, port int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.metrics[key] = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+}
+
+// MetricsURL is where the latest process of key ("controller",
+// "daemon/<node>") serves its metrics.
+func (w *World) MetricsURL(key string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.metrics[key]
+}
+
+// Node is the simulated node of name, once its daemon pod ran.
+func (w *World) Node(name string) *framework.SimNode {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nodes[name]
+}
+
+// Started counts the processes started per workload ("operator",
+// "controller", "daemon").
+func (w *World) Started(what string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.started[what]
+}
+
+// PodContainer returns the named container of the first pod matching
+// selector, as the operator deployed it (read back from the apiserver).
+func (w *World) PodContainer(ctx context.Context, selector, container string) (*corev1.Pod, *corev1.Container, error) {
+	pods, err := w.CP.Kube.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range pods.Items {
+		for j := range pods.Items[i].Spec.Containers {
+			if pods.Items[i].Spec.Containers[j].Name == container {
+				return &pods.Items[i], &pods.Items[i].Spec.Containers[j], nil
+			}
+		}
+	}
+	return nil, nil, fmt.Errorf("no pod %s with container %s", selector, container)
+}
+
+// Stop stops the processes, the nodes, kwok and the control plane.
+func (w *World) Stop() error {
+	var errs []error
+	if w.cancel != nil {
+		w.cancel()
+		<-w.done
+	}
+	w.mu.Lock()
+	for name, n := range w.nodes {
+		if err := n.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+		}
+	}
+	w.mu.Unlock()
+	if w.kwok != nil {
+		if err := w.kwok.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if w.CP != nil {
+		if err := w.CP.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		klog.ErrorS(err, "stopping the MCO world")
+		return err
+	}
+	return nil
+}
+
+// Logs names the world's log directory, for failure messages.
+func (w *World) Logs() string { return filepath.Join(w.opts.Dir, "logs") }
