@@ -54,7 +54,7 @@ func newBench(ctx context.Context, c config, dev iso.BlockDevice) (_ *bench, err
 	}
 	start := time.Now()
 	b.image, err = osimage.SynthesizeImage(ctx, osimage.SynthOptions{
-		Registry:     b.registry.Host(),
+		Registry:     b.registry,
 		Version:      2,
 		SizeBytes:    c.sizeBytes,
 		Layers:       8,
@@ -302,6 +302,14 @@ func (b *bench) stageUnder(ctx context.Context, round int, a arm, scraper govern
 		return res, err
 	}
 	defer os.RemoveAll(dir)
+	// The node set up for the (private) registry as an administrator
+	// would: its CA in certs.d, its credentials in /etc/ostree/auth.json,
+	// where rpm-ostree reads them.
+	creds := b.registry.TrustFiles()
+	creds["/etc/ostree/auth.json"] = string(b.registry.AuthJSON())
+	if err := node.WriteFiles(creds); err != nil {
+		return res, err
+	}
 	if err := ensureRegistriesConf(node.Sysroot); err != nil {
 		return res, err
 	}

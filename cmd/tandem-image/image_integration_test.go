@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/containers/image/v5/pkg/blobinfocache/none"
 	"github.com/containers/image/v5/pkg/compression"
 	"github.com/containers/image/v5/types"
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
@@ -71,10 +73,10 @@ func TestImageSmoke(t *testing.T) {
 	}
 	defer reg.Close()
 	ref := reg.Host() + "/tandem:smoke"
-	pushFromLayout(t, out, "tandem:smoke", ref)
+	pushFromLayout(t, reg, out, "tandem:smoke", ref)
 
 	root := filepath.Join(dir, "root")
-	pullAndUnpack(ctx, t, ref, root)
+	pullAndUnpack(ctx, t, reg, ref, root)
 
 	if b, err := os.ReadFile(filepath.Join(root, "etc/base-release")); err != nil || string(b) != "tandem smoke base\n" {
 		t.Fatalf("base layer missing from the unpacked image: %q, %v", b, err)
@@ -136,24 +138,28 @@ func writeBaseLayout(t *testing.T, dir, ref, path, content string) {
 	}
 }
 
-func pushFromLayout(t *testing.T, dir, tag, ref string) {
+// pushFromLayout pushes to the (private) test registry, with its
+// credentials and trusting its CA.
+func pushFromLayout(t *testing.T, reg *osimage.Registry, dir, tag, ref string) {
 	t.Helper()
 	img, err := imageFromLayout(dir, tag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := name.ParseReference(ref, name.Insecure)
+	r, err := name.ParseReference(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := remote.Write(r, img); err != nil {
+	auth := remote.WithAuth(&authn.Basic{Username: reg.Username(), Password: reg.Password()})
+	tr := remote.WithTransport(&http.Transport{TLSClientConfig: reg.ClientTLS()})
+	if err := remote.Write(r, img, auth, tr); err != nil {
 		t.Fatalf("pushing %s: %v", ref, err)
 	}
 }
 
 // pullAndUnpack reads the image with containers/image and applies its
 // layers in order under root.
-func pullAndUnpack(ctx context.Context, t *testing.T, ref, root string) {
+func pullAndUnpack(ctx context.Context, t *testing.T, reg *osimage.Registry, ref, root string) {
 	t.Helper()
 	dref, err := docker.ParseReference("//" + ref)
 	if err != nil {
@@ -165,9 +171,18 @@ func pullAndUnpack(ctx context.Context, t *testing.T, ref, root string) {
 		SystemRegistriesConfPath:     filepath.Join(empty, "registries.conf"),
 		SystemRegistriesConfDirPath:  filepath.Join(empty, "registries.conf.d"),
 		AuthFilePath:                 filepath.Join(empty, "auth.json"),
-		DockerInsecureSkipTLSVerify:  types.OptionalBoolTrue,
+		DockerCertPath:               filepath.Join(empty, "certs"),
 	}
 	if err := os.WriteFile(sys.SystemRegistriesConfPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sys.DockerCertPath, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sys.DockerCertPath, "ca.crt"), reg.CAPEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sys.AuthFilePath, reg.AuthJSON(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	src, err := dref.NewImageSource(ctx, sys)

@@ -61,8 +61,12 @@ type OS interface {
 	Finalize(ctx context.Context, checksum string) error
 	// CleanupStaged discards a staged deployment.
 	CleanupStaged(ctx context.Context) error
-	// SetKernelArgs changes the kernel arguments of the pending deployment.
+	// SetKernelArgs changes the kernel arguments of the pending deployment
+	// (appends add, deletes del if present; not idempotent).
 	SetKernelArgs(ctx context.Context, add, del []string) error
+	// KernelArgs returns the kernel arguments of the pending deployment
+	// (the staged one, else the booted one).
+	KernelArgs(ctx context.Context) ([]string, error)
 }
 
 // Host performs host actions (pkg/daemon/host).

@@ -121,16 +121,15 @@ func FirstbootReboot(name string, os OSState) Action {
 // lacks, repeats counted: the MCO's old config holds the running arguments
 // the config names (setRunningKargs), so the diff only appends.
 func firstbootKernelArgs(config, cmdline []string) []string {
-	want := SplitKernelArgs(config)
-	var running []string
 	left := slices.Clone(cmdline)
-	for _, a := range want {
+	var add []string
+	for _, a := range SplitKernelArgs(config) {
 		if i := slices.Index(left, a); i >= 0 {
-			running = append(running, a)
-			left = slices.Delete(left, i, i+1)
+			left = slices.Delete(left, i, i+1) // running: counted once
+			continue
 		}
+		add = append(add, a)
 	}
-	add, _ := KernelArgsDiff(running, want)
 	return add
 }
 

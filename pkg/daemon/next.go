@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -116,7 +117,7 @@ func nextUpdateRecord(o Observed, r *Record) Action {
 		return rollback(fmt.Sprintf("the staged deployment %s disappeared before the reboot", short(r.TargetChecksum)))
 	}
 	if !r.Phase.AtLeast(PhaseKernelArgs) {
-		add, del := KernelArgsDiff(o.Configs[r.FromConfig].KernelArgs, o.Configs[r.Config].KernelArgs)
+		add, del := KernelArgsEdit(o.Configs[r.FromConfig].KernelArgs, o.Configs[r.Config].KernelArgs)
 		if len(add)+len(del) > 0 {
 			return Action{Kind: ActApplyKernelArgs, Config: r.Config, From: r.FromConfig, KernelArgsAppend: add, KernelArgsDelete: del}
 		}
@@ -401,30 +402,21 @@ func short(checksum string) string {
 	return checksum
 }
 
-// KernelArgsDiff returns the kernel arguments to append and to delete to go
-// from `from` to `to`, keeping to's order. Repeated arguments count.
-func KernelArgsDiff(from, to []string) (add, del []string) {
-	have := map[string]int{}
-	for _, a := range from {
-		have[a]++
+// KernelArgsEdit is how the MCO changes kernel arguments from one config's
+// to another's (openshift/machine-config-operator release-4.21
+// pkg/daemon/update.go generateKargs, called when the two lists differ):
+// every argument of the old config deleted if present, every argument of
+// the new one appended, repeated ones included ("we first delete all kernel
+// arguments which have been applied by MCO previously and append all of
+// the kernel arguments present in the new rendered MachineConfig"). Both
+// are split into single arguments (parseKernelArguments). rpm-ostree
+// appends before it deletes, each delete taking the first match, so the
+// node ends with the new config's arguments in its order after the base
+// ones. Nothing when the lists are the same.
+func KernelArgsEdit(from, to []string) (add, del []string) {
+	f, t := SplitKernelArgs(from), SplitKernelArgs(to)
+	if slices.Equal(f, t) {
+		return nil, nil
 	}
-	want := map[string]int{}
-	for _, a := range to {
-		want[a]++
-	}
-	for _, a := range to {
-		if have[a] > 0 {
-			have[a]--
-			continue
-		}
-		add = append(add, a)
-	}
-	for _, a := range from {
-		if want[a] > 0 {
-			want[a]--
-			continue
-		}
-		del = append(del, a)
-	}
-	return add, del
+	return t, f
 }

@@ -119,37 +119,62 @@ func missingKernelArgs(config, cmdline []string) []string {
 }
 
 // lostKernelArgs tells, after the reboot of an update, whether the booted
-// kernel runs without the update's kernel argument change: an argument it
-// adds is missing, or one it deletes is still there as often as before the
-// update (the record keeps the command line the update started from). ""
-// when the change took, or when the command line is not known.
+// kernel runs without the update's kernel argument change: counting
+// arguments, not only looking for them, so a repeated one (hugepages=16
+// for each page size) that went missing shows. The expected count of each
+// argument of either config is what rpm-ostree makes of the update's edit
+// (KernelArgsEdit) from the command line the update started from (the
+// record keeps it); without that, every argument of the new config must be
+// there at least as often as the config has it. "" when the change took,
+// or when the command line is not known.
 func lostKernelArgs(o Observed, r *Record) string {
 	if o.Cmdline == nil {
 		return ""
 	}
-	from := SplitKernelArgs(o.Configs[r.FromConfig].KernelArgs)
-	to := SplitKernelArgs(o.Configs[r.Config].KernelArgs)
-	add, del := KernelArgsDiff(from, to)
+	add, del := KernelArgsEdit(o.Configs[r.FromConfig].KernelArgs, o.Configs[r.Config].KernelArgs)
+	if len(add)+len(del) == 0 {
+		return ""
+	}
+	var missing, kept []string
+	for _, a := range dedup(append(slices.Clone(add), del...)) {
+		got := count(o.Cmdline, a)
+		want := count(add, a) // no record of the boot: at least the config's
+		if r.BootKernelArgs != nil {
+			want = editedCount(count(r.BootKernelArgs, a), count(add, a), count(del, a))
+		} else if got > want {
+			continue
+		}
+		for ; got < want; got++ {
+			missing = append(missing, a)
+		}
+		for ; got > want; got-- {
+			kept = append(kept, a)
+		}
+	}
 	var problems []string
-	if missing := missingKernelArgs(add, o.Cmdline); len(missing) > 0 {
+	if len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("missing %v", missing))
 	}
-	if r.BootKernelArgs != nil {
-		var kept []string
-		for _, d := range dedup(del) {
-			before := count(r.BootKernelArgs, d)
-			if before > 0 && !slices.Contains(to, d) && count(o.Cmdline, d) >= before {
-				kept = append(kept, d)
-			}
-		}
-		if len(kept) > 0 {
-			problems = append(problems, fmt.Sprintf("still has %v", kept))
-		}
+	if len(kept) > 0 {
+		problems = append(problems, fmt.Sprintf("still has %v", kept))
 	}
 	if len(problems) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("the node booted without the kernel arguments of %s (%s)", r.Config, strings.Join(problems, ", "))
+}
+
+// editedCount is how many times an argument is on the command line after
+// `rpm-ostree kargs` with appended --append and deleted --delete-if-present
+// of it, when it was there before times (rpm-ostree v2024.1 on,
+// kernel_arg_apply_patching: the appends first, then each delete, when the
+// argument was among those the edit started from, removes one).
+func editedCount(before, appended, deleted int) int {
+	n := before + appended
+	if before > 0 {
+		n -= min(deleted, n)
+	}
+	return n
 }
 
 func count(s []string, x string) int {

@@ -19,6 +19,7 @@ func unlockedB(o *Observed) { stagedB(false)(o) }
 // argument than "a", and "a2": "a" without "quiet".
 func kargsOnly(o *Observed) {
 	o.Configs["k"] = ConfigState{Name: "k", Found: true, Image: imgA, KernelArgs: []string{"quiet", "nosmt"}}
+	o.Configs["h"] = ConfigState{Name: "h", Found: true, Image: imgA, KernelArgs: []string{"quiet", "hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=16"}}
 	o.Configs["a2"] = ConfigState{Name: "a2", Found: true, Image: imgA}
 }
 
@@ -37,6 +38,10 @@ func TestNextSafety(t *testing.T) {
 		BootKernelArgs: []string{"rw", "root=LABEL=root", "quiet"}}
 	recA2 := Record{Config: "a2", FromConfig: "a", TargetImage: imgA, BootID: boot, Phase: PhaseRebooting,
 		BootKernelArgs: []string{"rw", "root=LABEL=root", "quiet"}}
+	recH := Record{Config: "h", FromConfig: "a", TargetImage: imgA, BootID: boot, Phase: PhaseRebooting,
+		BootKernelArgs: []string{"rw", "root=LABEL=root", "quiet"}}
+	recHNoBoot := recH
+	recHNoBoot.BootKernelArgs = nil
 	rebooted := func(o *Observed) { o.BootID = boot2 }
 	tests := []struct {
 		name string
@@ -80,6 +85,21 @@ func TestNextSafety(t *testing.T) {
 				o.BootID, o.OS.Booted = boot2, Deployment{Checksum: csB, Image: imgB}
 			}),
 			Action{Kind: ActRollbackFiles, Reason: "the node booted without the kernel arguments of b (missing [nosmt])"}},
+		// Repeated arguments are counted: a second hugepages=16 lost (what
+		// --append-if-missing does) is a lost change, found by presence
+		// alone it would not be.
+		{"c: repeated argument lost: roll back and retry", world(kargsOnly, cmdline("quiet", "hugepagesz=1G", "hugepages=16", "hugepagesz=2M"),
+			node(func(n *NodeState) { n.Desired = "h" }), record(recH), rebooted),
+			Action{Kind: ActRollbackFiles, Reason: "the node booted without the kernel arguments of h (missing [hugepages=16])"}},
+		{"c: repeated arguments all there: verify", world(kargsOnly, cmdline("quiet", "hugepagesz=1G", "hugepages=16", "hugepagesz=2M", "hugepages=16"),
+			node(func(n *NodeState) { n.Desired = "h" }), record(recH), rebooted),
+			Action{Kind: ActVerify, Config: "h"}},
+		{"c: an argument the base also carries is counted with it", world(kargsOnly, cmdline("hugepagesz=1G", "hugepages=16", "hugepagesz=2M", "hugepages=16"),
+			node(func(n *NodeState) { n.Desired = "h" }), record(recH), rebooted),
+			Action{Kind: ActRollbackFiles, Reason: "the node booted without the kernel arguments of h (missing [quiet])"}},
+		{"c: repeated argument lost, no boot record: still counted", world(kargsOnly, cmdline("quiet", "hugepagesz=1G", "hugepages=16", "hugepagesz=2M"),
+			node(func(n *NodeState) { n.Desired = "h" }), record(recHNoBoot), rebooted),
+			Action{Kind: ActRollbackFiles, Reason: "the node booted without the kernel arguments of h (missing [hugepages=16])"}},
 		{"c: command line unknown: verify as before", world(kargsOnly, node(func(n *NodeState) { n.Desired = "k" }), record(recK), rebooted),
 			Action{Kind: ActVerify, Config: "k"}},
 

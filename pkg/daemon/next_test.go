@@ -170,7 +170,7 @@ func TestNext(t *testing.T) {
 		{"record: interrupted write is rolled back", world(stagedB(true), node(grantedB), record(withPhase(recB, PhaseWriting))),
 			Action{Kind: ActRollbackFiles, Reason: "the daemon stopped while writing files"}},
 		{"record: files written, kernel args next", world(stagedB(true), node(grantedB), record(withPhase(recB, PhaseFilesWritten))),
-			Action{Kind: ActApplyKernelArgs, Config: "b", From: "a", KernelArgsAppend: []string{"nosmt"}}},
+			Action{Kind: ActApplyKernelArgs, Config: "b", From: "a", KernelArgsAppend: []string{"quiet", "nosmt"}, KernelArgsDelete: []string{"quiet"}}},
 		{"record: files written, no kernel args change stops kubelet", world(node(func(n *NodeState) { n.Desired = "c" }),
 			record(Record{Config: "c", FromConfig: "a", BootID: boot, Phase: PhaseFilesWritten})),
 			Action{Kind: ActStopKubelet, Config: "c"}},
@@ -295,13 +295,30 @@ func TestNextNeverFinalizesWithoutGrant(t *testing.T) {
 	}
 }
 
-func TestKernelArgsDiff(t *testing.T) {
-	add, del := KernelArgsDiff([]string{"quiet", "a=1", "x", "x"}, []string{"quiet", "a=2", "x"})
-	if !reflect.DeepEqual(add, []string{"a=2"}) || !reflect.DeepEqual(del, []string{"a=1", "x"}) {
-		t.Fatalf("add=%v del=%v", add, del)
-	}
-	if add, del := KernelArgsDiff(nil, nil); add != nil || del != nil {
-		t.Fatalf("empty diff: add=%v del=%v", add, del)
+// TestKernelArgsEdit: the MCO's generateKargs (release-4.21
+// pkg/daemon/update.go): delete every old argument if present, append
+// every new one, repeated ones included, entries split on spaces; nothing
+// when the lists are equal.
+func TestKernelArgsEdit(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		from, to      []string
+		wantAdd, wDel []string
+	}{
+		{"equal", []string{"quiet"}, []string{"quiet"}, nil, nil},
+		{"none", nil, nil, nil, nil},
+		{"repeated arguments kept", nil, []string{"hugepagesz=1G hugepages=16 hugepagesz=2M hugepages=16"},
+			[]string{"hugepagesz=1G", "hugepages=16", "hugepagesz=2M", "hugepages=16"}, nil},
+		{"all old deleted, all new appended", []string{"quiet", "a=1", "x x"}, []string{"quiet", "a=2", "x"},
+			[]string{"quiet", "a=2", "x"}, []string{"quiet", "a=1", "x", "x"}},
+		{"reordered", []string{"a", "b"}, []string{"b", "a"}, []string{"b", "a"}, []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			add, del := KernelArgsEdit(tc.from, tc.to)
+			if !reflect.DeepEqual(add, tc.wantAdd) || !reflect.DeepEqual(del, tc.wDel) {
+				t.Fatalf("add=%q del=%q, want add=%q del=%q", add, del, tc.wantAdd, tc.wDel)
+			}
+		})
 	}
 }
 

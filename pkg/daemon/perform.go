@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
@@ -110,10 +111,7 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		return d.layerPackages(ctx, a)
 
 	case ActApplyKernelArgs:
-		if err := d.opts.OS.SetKernelArgs(ctx, a.KernelArgsAppend, a.KernelArgsDelete); err != nil {
-			return fmt.Errorf("setting kernel arguments (append %v, delete %v): %w", a.KernelArgsAppend, a.KernelArgsDelete, err)
-		}
-		return d.advance(ob, PhaseKernelArgs)
+		return d.applyKernelArgs(ctx, ob, a)
 
 	case ActStopKubelet:
 		if err := d.opts.Host.StopKubelet(ctx); err != nil {
@@ -277,6 +275,39 @@ func (d *Daemon) advance(ob *observation, p Phase) error {
 	}
 	r.Phase, r.BootID, r.UpdatedAt = p, ob.BootID, time.Now()
 	return d.store.Save(r)
+}
+
+// applyKernelArgs runs the update's kernel argument edit once: `--append`
+// is not idempotent, so the pending deployment's arguments are saved in the
+// record first, and after a crash between the edit and the phase change the
+// edit is not repeated when they have changed since (nothing else edits
+// the pending deployment of an update in progress).
+func (d *Daemon) applyKernelArgs(ctx context.Context, ob *observation, a Action) error {
+	r := ob.Record
+	if r == nil {
+		return fmt.Errorf("no update record for the kernel arguments of %s", a.Config)
+	}
+	cur, err := d.opts.OS.KernelArgs(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the pending deployment's kernel arguments: %w", err)
+	}
+	if r.KernelArgsStarted && !slices.Equal(cur, r.KernelArgsBefore) {
+		klog.FromContext(ctx).Info("Kernel arguments already set before a restart", "before", r.KernelArgsBefore, "now", cur)
+		return d.advance(ob, PhaseKernelArgs)
+	}
+	if !r.KernelArgsStarted {
+		r.KernelArgsStarted, r.KernelArgsBefore = true, cur
+		if err := d.store.Save(r); err != nil {
+			return err
+		}
+	}
+	if err := d.opts.OS.SetKernelArgs(ctx, a.KernelArgsAppend, a.KernelArgsDelete); err != nil {
+		return fmt.Errorf("setting kernel arguments (append %v, delete %v): %w", a.KernelArgsAppend, a.KernelArgsDelete, err)
+	}
+	if err := d.hookAt(ctx, "ApplyKernelArgs.applied"); err != nil {
+		return err
+	}
+	return d.advance(ob, PhaseKernelArgs)
 }
 
 // stage pulls and stages the image, reporting progress on the node.

@@ -78,6 +78,12 @@ type Record struct {
 	// started in, so that after the reboot a lost kernel-argument deletion
 	// can be told apart from an argument the base OS also carries.
 	BootKernelArgs []string `json:"bootKernelArgs,omitempty"`
+	// KernelArgsBefore are the pending deployment's kernel arguments just
+	// before the update's `rpm-ostree kargs`, saved before it runs
+	// (KernelArgsStarted): the edit appends, so after a crash it is run
+	// again only if they are still the same.
+	KernelArgsStarted bool     `json:"kernelArgsStarted,omitempty"`
+	KernelArgsBefore  []string `json:"kernelArgsBefore,omitempty"`
 	// RebootToken is the rebootRequest served by this record's reboot.
 	RebootToken string `json:"rebootToken,omitempty"`
 	// Rebootless updates need no reboot: after the files are written the

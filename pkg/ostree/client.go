@@ -48,6 +48,10 @@ type Options struct {
 	// HostRun is the host's /run as this process sees it (where ostree
 	// keeps the staged deployment); default DefaultHostRun.
 	HostRun string
+	// Root is the host's root as this process sees it. When set, every
+	// call that pulls (rebase, deploy, upgrade) is preceded by linking
+	// rpm-ostree's auth file to the cluster's pull secret (pullsecret.go).
+	Root string
 }
 
 // Client runs rpm-ostree.
@@ -90,6 +94,12 @@ var mutating = map[string]bool{"rebase": true, "deploy": true, "finalize-deploym
 // after ctx ends it also matches ctx.Err() with errors.Is.
 func (c *Client) run(ctx context.Context, onLine func(string), args ...string) ([]byte, error) {
 	logger := klog.FromContext(ctx)
+	if len(args) > 0 && pulls[args[0]] {
+		// /run is emptied at each boot and the secret may be new: every time.
+		if err := c.linkPullSecret(ctx); err != nil {
+			return nil, fmt.Errorf("rpm-ostree %s: %w", strings.Join(args, " "), err)
+		}
+	}
 	logger.V(2).Info("Running rpm-ostree", "args", args)
 	cmd := exec.CommandContext(ctx, c.opts.Binary, args...)
 	cmd.Env = append(append(os.Environ(), envClientID+"="+c.opts.ClientID), c.opts.Env...)

@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 		defer reg.Close()
 		var images []*osimage.Image
 		for _, o := range []osimage.SynthOptions{{Version: 1}, {Version: 2}, {Version: 3}, {Version: 4, Seed: 7}} {
-			o.Registry, o.WorkDir, o.Layers, o.SizeBytes = reg.Host(), dir, 3, 2<<20
+			o.Registry, o.WorkDir, o.Layers, o.SizeBytes = reg, dir, 3, 2<<20
 			img, err := osimage.SynthesizeImage(ctx, o)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -67,6 +67,11 @@ func TestMain(m *testing.M) {
 	}())
 }
 
+// kubeletPullSecret is where every rendered config lays the cluster's pull
+// secret (openshift/machine-config-operator release-4.21
+// templates/common/_base/files/pull-secret.yaml).
+const kubeletPullSecret = "/var/lib/kubelet/config.json"
+
 type node struct {
 	osdouble.Node
 	t      *testing.T
@@ -81,8 +86,13 @@ func newNode(t *testing.T, o Options) *node { return newProfileNode(t, o, "") }
 func newProfileNode(t *testing.T, o Options, profile string) *node {
 	t.Helper()
 	n := &node{Node: osdouble.NewNode(t.TempDir()), t: t}
-	// Behaviour tests: no fsync, the disk is shared with other work.
-	if err := n.Init(context.Background(), osdouble.InitialOS{ImageRef: img1.Ref, NoFsync: true, Profile: profile}); err != nil {
+	// The node as installed: it trusts the registry's CA and has the
+	// cluster's pull secret where every rendered config lays it; the
+	// installer pulls with it. Behaviour tests: no fsync, the disk is
+	// shared with other work.
+	n.trust(reg.Host())
+	initial := osdouble.InitialOS{ImageRef: img1.Ref, NoFsync: true, Profile: profile, AuthFile: filepath.Join(n.Root, kubeletPullSecret)}
+	if err := n.Init(context.Background(), initial); err != nil {
 		t.Fatal(err)
 	}
 	n.startDaemon()
@@ -93,8 +103,40 @@ func newProfileNode(t *testing.T, o Options, profile string) *node {
 	})
 	o.Env = append(o.Env, n.Env()...)
 	o.HostRun = n.Run
+	if o.Root == "" {
+		o.Root = n.Root
+	}
 	n.client = NewClient(o)
 	return n
+}
+
+// adminAuth gives rpm-ostree run by hand (not through a Client, which
+// links the pull secret itself) the administrator's credentials:
+// /etc/ostree/auth.json, a link to the pull secret.
+func (n *node) adminAuth() {
+	n.t.Helper()
+	p := filepath.Join(n.Root, "etc", "ostree", "auth.json")
+	if _, err := os.Lstat(p); err == nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		n.t.Fatal(err)
+	}
+	if err := os.Symlink(kubeletPullSecret, p); err != nil {
+		n.t.Fatal(err)
+	}
+}
+
+// trust makes the node trust the registry reached as each of hosts (the
+// registry, a gate in front of it) and puts its credentials for them in
+// the node's pull secret.
+func (n *node) trust(hosts ...string) {
+	n.t.Helper()
+	files := reg.TrustFiles(hosts...)
+	files[kubeletPullSecret] = string(reg.AuthJSON(hosts...))
+	if err := n.WriteFiles(files); err != nil {
+		n.t.Fatal(err)
+	}
 }
 
 func (n *node) startDaemon() {
@@ -300,6 +342,7 @@ func TestStageReplacesAnotherStagedDeployment(t *testing.T) {
 	}
 	// An unlocked deployment of the same image is replaced by a locked one.
 	n.powerLoss()
+	n.adminAuth()
 	unlocked := exec.Command("rpm-ostree", "rebase", "ostree-unverified-registry:"+img3.Ref)
 	unlocked.Env = append(os.Environ(), n.Env()...)
 	if out, err := unlocked.CombinedOutput(); err != nil {
@@ -368,19 +411,24 @@ func TestKernelArgsActOnTheStagedDeployment(t *testing.T) {
 	if _, err := n.client.Stage(ctx, img2.Ref); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "console=ttyS1"}, []string{"console=ttyS0,115200n8", "absent"}); err != nil {
-		t.Fatal(err)
-	}
-	// Idempotent: a second call changes nothing and does not fail.
-	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "console=ttyS1"}, []string{"console=ttyS0,115200n8"}); err != nil {
+	// The MCO's edit: a repeated argument is kept, an absent one to
+	// delete is not an error.
+	if err := n.client.SetKernelArgs(ctx, []string{"nosmt", "hugepages=16", "hugepages=16"}, []string{"console=ttyS0,115200n8", "absent"}); err != nil {
 		t.Fatal(err)
 	}
 	kargs, err := n.client.KernelArgs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(kargs, " "); got != "rw root=LABEL=root nosmt console=ttyS1" {
+	if got := strings.Join(kargs, " "); got != "rw root=LABEL=root nosmt hugepages=16 hugepages=16" {
 		t.Errorf("kargs %q", got)
+	}
+	// From that config to one with a single hugepages=16 and console=ttyS1.
+	if err := n.client.SetKernelArgs(ctx, []string{"hugepages=16", "console=ttyS1"}, []string{"nosmt", "hugepages=16", "hugepages=16"}); err != nil {
+		t.Fatal(err)
+	}
+	if kargs, err = n.client.KernelArgs(ctx); err != nil || strings.Join(kargs, " ") != "rw root=LABEL=root hugepages=16 console=ttyS1" {
+		t.Errorf("kargs %q %v", kargs, err)
 	}
 	staged := n.status().StagedDeployment()
 	if staged == nil || !staged.FinalizationLocked || !staged.CarriesImage(img2.Ref) {
@@ -391,7 +439,7 @@ func TestKernelArgsActOnTheStagedDeployment(t *testing.T) {
 	}
 	n.reboot()
 	booted, err := n.Booted()
-	if err != nil || strings.Join(booted.Kargs, " ") != "rw root=LABEL=root nosmt console=ttyS1" {
+	if err != nil || strings.Join(booted.Kargs, " ") != "rw root=LABEL=root hugepages=16 console=ttyS1" {
 		t.Errorf("booted kargs %v %v", booted, err)
 	}
 }

@@ -49,14 +49,16 @@ func TestStageAndFinalizeOnEveryProfile(t *testing.T) {
 	}
 }
 
-// gatedRebase returns the arguments of a rebase held at its first layer.
-func gatedRebase(t *testing.T) (*osdouble.Gate, string) {
+// gatedRebase returns the arguments of a rebase held at its first layer;
+// n trusts the gate and has credentials for it.
+func gatedRebase(t *testing.T, n *node) (*osdouble.Gate, string) {
 	t.Helper()
-	gate, err := osdouble.NewGate(reg.Host())
+	gate, err := osdouble.NewGate(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = gate.Close() })
+	n.trust(reg.Host(), gate.Host())
 	return gate, gate.Ref(img2.Ref)
 }
 
@@ -80,7 +82,8 @@ func waitNoTransaction(t *testing.T, n *node, within time.Duration) {
 // SIGTERM; its transaction carries on in rpm-ostreed and completes.
 func TestSIGTERMLeavesTheTransactionRunning(t *testing.T) {
 	n := newNode(t, Options{})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
+	n.adminAuth()
 	cmd := exec.Command(rpmOstreeBin, "rebase", "--lock-finalization", UnverifiedRegistryTransport+ref)
 	cmd.Env = append(os.Environ(), n.Env()...)
 	if err := cmd.Start(); err != nil {
@@ -105,7 +108,7 @@ func TestSIGTERMLeavesTheTransactionRunning(t *testing.T) {
 // the transaction (SIGINT) and returns only once it has ended.
 func TestCancelledStageEndsItsTransaction(t *testing.T) {
 	n := newNode(t, Options{})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-gate.Waiting()
@@ -141,7 +144,7 @@ func TestCancelWhenTheClientDoesNotEndIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := newNode(t, Options{Binary: wrapper, CancelGrace: 2 * time.Second})
-	gate, ref := gatedRebase(t)
+	gate, ref := gatedRebase(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-gate.Waiting()
@@ -166,6 +169,7 @@ func TestCancelWhenTheClientDoesNotEndIt(t *testing.T) {
 func TestStaleReferenceDigest(t *testing.T) {
 	n := newNode(t, Options{})
 	ctx := context.Background()
+	n.adminAuth()
 	deploy := exec.Command(rpmOstreeBin, "deploy", "--lock-finalization", img2.Digest)
 	deploy.Env = append(os.Environ(), n.Env()...)
 	if out, err := deploy.CombinedOutput(); err != nil {

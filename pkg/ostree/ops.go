@@ -247,12 +247,19 @@ func (c *Client) KernelArgs(ctx context.Context) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
-// SetKernelArgs adds and removes kernel arguments on the deployment that
-// boots next (the staged one if any, else a new one made from the booted
-// one), which stays finalization-locked: on rpm-ostree before 2024.6 a
-// `kargs --lock-finalization` over a staged deployment loses the lock (see
-// Layer), which is then restored. It is idempotent: arguments already
-// present are not added again, absent ones are not an error to delete.
+// SetKernelArgs edits the kernel arguments of the deployment that boots
+// next (the staged one if any, else a new one made from the booted one),
+// which stays finalization-locked: on rpm-ostree before 2024.6 a `kargs
+// --lock-finalization` over a staged deployment loses the lock (see Layer),
+// which is then restored. It runs the MCO's edit (release-4.21
+// pkg/daemon/update.go updateKernelArguments): `--append` of each of add,
+// repeated ones kept (`--append-if-missing` would skip an argument already
+// there, the second hugepages=16 of two page sizes), and
+// `--delete-if-present` of each of remove, which rpm-ostree carries out
+// after the appends, each deleting the first exact match among the
+// arguments the call started from (v2024.1 on). The appends make it not
+// idempotent: a caller that may repeat it after a crash must check first
+// (the daemon's record does).
 func (c *Client) SetKernelArgs(ctx context.Context, add, remove []string) error {
 	if len(add) == 0 && len(remove) == 0 {
 		return nil
@@ -262,7 +269,7 @@ func (c *Client) SetKernelArgs(ctx context.Context, add, remove []string) error 
 		args = append(args, "--delete-if-present="+a)
 	}
 	for _, a := range add {
-		args = append(args, "--append-if-missing="+a)
+		args = append(args, "--append="+a)
 	}
 	before, err := c.Status(ctx)
 	if err != nil {

@@ -86,7 +86,7 @@ func newAdoptScene(t *testing.T, nodes int) *adoptScene {
 	t.Cleanup(func() { _ = reg.Close() })
 	s.reg = reg
 	if s.image, err = osimage.Synthesize(ctx, osimage.SynthOptions{
-		Registry: reg.Host(), Version: 1, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: t.TempDir(),
+		Registry: reg, Version: 1, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: t.TempDir(),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func newAdoptScene(t *testing.T, nodes int) *adoptScene {
 // newImage synthesizes another OS image (version v) in the scene's registry.
 func (s *adoptScene) newImage(v int) string {
 	ref, err := osimage.Synthesize(s.ctx, osimage.SynthOptions{
-		Registry: s.reg.Host(), Version: v, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: s.t.TempDir(),
+		Registry: s.reg, Version: v, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: s.t.TempDir(),
 	})
 	if err != nil {
 		s.t.Fatal(err)
@@ -112,6 +112,23 @@ func (s *adoptScene) newImage(v int) string {
 func sshKeyMC(key string) *mcfgv1.MachineConfig {
 	return sceneMC("99-worker-ssh", map[string]any{"passwd": map[string]any{"users": []any{
 		map[string]any{"name": "core", "sshAuthorizedKeys": []string{key}}}}})
+}
+
+// pullSecret is a cluster pull secret with quayAuth for quay.io and the
+// scene registry's credentials (the nodes pull their OS from it).
+func (s *adoptScene) pullSecret(quayAuth string) string {
+	var doc struct {
+		Auths map[string]map[string]string `json:"auths"`
+	}
+	if err := json.Unmarshal(s.reg.AuthJSON(), &doc); err != nil {
+		s.t.Fatal(err)
+	}
+	doc.Auths["quay.io"] = map[string]string{"auth": quayAuth}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(b)
 }
 
 func pullSecretMC(secret string) *mcfgv1.MachineConfig {
@@ -348,6 +365,7 @@ func (s *adoptScene) startTandem() {
 		s.sims[name] = framework.NewSimNode(t, framework.SimNodeOptions{
 			Name: name, Dir: s.dirs[name], Kubeconfig: s.cp.KubeconfigPath,
 			DaemonBinary: s.bins.daemon, RPMOstreeBinary: s.bins.rpmOstree, InitialImage: s.image,
+			Files: s.reg.TrustFiles(), // the machine trusts the registry's CA from its installation
 		})
 	}
 	log, err := os.Create(filepath.Join(t.TempDir(), "machine-config-controller.log"))

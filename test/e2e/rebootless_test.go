@@ -28,7 +28,7 @@ func TestRebootlessChanges(t *testing.T) {
 	s := newAdoptScene(t, 3)
 	rendered := s.installMCOState([]*mcfgv1.MachineConfig{
 		baseMC(baseRegistries),
-		pullSecretMC(`{"auths":{"quay.io":{"auth":"b2xkOnNlY3JldA=="}}}`),
+		pullSecretMC(s.pullSecret("b2xkOnNlY3JldA==")),
 		sshKeyMC("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOld admin@example.com"),
 	})
 	s.createMachineConfiguration()
@@ -36,7 +36,7 @@ func TestRebootlessChanges(t *testing.T) {
 	s.waitFor("every daemon idle on "+rendered, sceneWait, func() (bool, string) { return s.daemonsIdleOn(rendered) })
 
 	newKey := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINew admin@example.com"
-	newSecret := `{"auths":{"quay.io":{"auth":"bmV3OnNlY3JldA=="}}}`
+	newSecret := s.pullSecret("bmV3OnNlY3JldA==")
 	mirror := "\n[[registry.mirror]]\nlocation = 'mirror.example.com/openshift-release-dev'\npull-from-mirror = 'digest-only'\n"
 	changes := []struct {
 		what string

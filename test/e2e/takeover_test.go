@@ -27,7 +27,7 @@ func TestTakeoverFromTheMCO(t *testing.T) {
 	s := newAdoptScene(t, 3)
 	rendered := s.installMCOState([]*mcfgv1.MachineConfig{
 		baseMC(baseRegistries),
-		pullSecretMC(`{"auths":{"quay.io":{"auth":"b2xkOnNlY3JldA=="}}}`),
+		pullSecretMC(s.pullSecret("b2xkOnNlY3JldA==")),
 		sshKeyMC("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOld admin@example.com"),
 	})
 	before := s.renderedNames()

@@ -21,6 +21,10 @@ import (
 	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
+// kubeletPullSecret is where a node keeps the cluster's pull secret (the
+// MCO's template writes it; pkg/daemon links rpm-ostree's auth file to it).
+const kubeletPullSecret = "/var/lib/kubelet/config.json"
+
 // SimNodeOptions configure a simulated node.
 type SimNodeOptions struct {
 	// Name is the Node's name (the daemon's --node-name).
@@ -66,8 +70,14 @@ type SimNodeOptions struct {
 	RPMOstreeProfile string
 	// Files are on the node's root before its first boot, by absolute
 	// path: what the node's currentConfig wrote when it was installed, so
-	// that the daemon's on-disk validation finds them.
+	// that the daemon's on-disk validation finds them, and what else the
+	// machine was installed with (the test registry's CA in certs.d). The
+	// pull secret among them (/var/lib/kubelet/config.json) is what the
+	// installer pulls InitialImage with.
 	Files map[string]string
+	// FileModes are the modes of Files that are not 0644 (the pull
+	// secret's 0600).
+	FileModes map[string]os.FileMode
 	// PageCache puts the node's root, sysroot and run dir on file systems
 	// with their own page cache (test/pagecachefs), mounted over them once
 	// the node is installed (what they hold then is durable). A power cycle
@@ -160,7 +170,11 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 		}
 	}
 	for path, content := range o.Files {
-		if err := writeRootFile(n.Root, path, content); err != nil {
+		mode, ok := o.FileModes[path]
+		if !ok {
+			mode = 0o644
+		}
+		if err := writeRootFile(n.Root, path, content, mode); err != nil {
 			return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 		}
 	}
@@ -168,7 +182,15 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := os.Symlink(o.RPMOstreeBinary, filepath.Join(n.binDir, "rpm-ostree")); err != nil {
 		return nil, fmt.Errorf("simnode: %w", err)
 	}
-	if err := osdouble.Init(ctx, n.Sysroot, osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile}); err != nil {
+	// The installer pulls the first image as OpenShift's first boot does:
+	// with the pull secret Ignition wrote (the install config's
+	// /var/lib/kubelet/config.json, among Files), trusting what the node's
+	// root trusts.
+	initial := osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile, Root: n.Root}
+	if _, err := os.Stat(n.HostPath(kubeletPullSecret)); err == nil {
+		initial.AuthFile = n.HostPath(kubeletPullSecret)
+	}
+	if err := osdouble.Init(ctx, n.Sysroot, initial); err != nil {
 		return nil, fmt.Errorf("simnode %s: %w", o.Name, err)
 	}
 	if o.PageCache {
@@ -315,7 +337,7 @@ func (n *SimNode) newBoot(cause string) error {
 	if err := os.WriteFile(n.bootIDFile(), []byte(uuid.NewString()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("simnode: %w", err)
 	}
-	d, err := osdouble.BootedDeployment(n.Sysroot)
+	d, err := osdouble.BootedDeployment(n.Sysroot, n.Run)
 	if err != nil {
 		return fmt.Errorf("simnode %s: reading booted deployment: %w", n.Name, err)
 	}
@@ -587,7 +609,9 @@ func (n *SimNode) Boots() []BootEvent {
 }
 
 // Booted returns the booted deployment.
-func (n *SimNode) Booted() (*osdouble.Deployment, error) { return osdouble.BootedDeployment(n.Sysroot) }
+func (n *SimNode) Booted() (*osdouble.Deployment, error) {
+	return osdouble.BootedDeployment(n.Sysroot, n.Run)
+}
 
 // Staged returns the staged deployment (nil if none) and whether it is locked.
 func (n *SimNode) Staged() (*osdouble.Deployment, bool, error) {
@@ -684,7 +708,7 @@ func moduleRoot() (string, error) {
 }
 
 // writeRootFile writes one installed file under the node's root.
-func writeRootFile(root, path, content string) error {
+func writeRootFile(root, path, content string, mode os.FileMode) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("installed file %q: path not absolute", path)
 	}
@@ -692,5 +716,8 @@ func writeRootFile(root, path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(full, []byte(content), 0o644)
+	if err := os.WriteFile(full, []byte(content), mode); err != nil {
+		return err
+	}
+	return os.Chmod(full, mode) // whatever the umask
 }

@@ -25,7 +25,7 @@ func BenchmarkRebase(b *testing.B) {
 		size = n
 	}
 	ctx := context.Background()
-	img, err := osimage.SynthesizeImage(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: 100,
+	img, err := osimage.SynthesizeImage(ctx, osimage.SynthOptions{Registry: reg, Version: 100,
 		SizeBytes: size, Layers: 8, Uncompressed: true, WorkDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
@@ -33,6 +33,10 @@ func BenchmarkRebase(b *testing.B) {
 	for _, perObject := range []bool{false, true} {
 		b.Run("per-object-fsync="+strconv.FormatBool(perObject), func(b *testing.B) {
 			n := NewNode(b.TempDir())
+			for p, c := range reg.TrustFiles() {
+				writeNodeFile(b, n.Root, p, c)
+			}
+			writeNodeFile(b, n.Root, "/etc/ostree/auth.json", string(reg.AuthJSON()))
 			if err := n.Init(ctx, InitialOS{}); err != nil {
 				b.Fatal(err)
 			}

@@ -12,7 +12,7 @@ import (
 // and the failed one is left as the rollback (greenboot's fallback).
 func TestBootFailingImageFallsBack(t *testing.T) {
 	bad, err := osimage.SynthesizeImage(context.Background(), osimage.SynthOptions{
-		Registry: reg.Host(), WorkDir: t.TempDir(), Layers: 2, SizeBytes: 512 << 10, Version: 5, Seed: 7,
+		Registry: reg, WorkDir: t.TempDir(), Layers: 2, SizeBytes: 512 << 10, Version: 5, Seed: 7,
 		ExtraLabels: map[string]string{LabelBootFails: "true"},
 	})
 	if err != nil {

@@ -247,6 +247,10 @@ func validate(c *cliCall) error {
 		if len(c.pos) > 0 {
 			return &usageError{fmt.Sprintf("Unexpected argument %q", c.pos[0])}
 		}
+		// src/app/rpmostree-builtin-kargs.cxx (same at every profile's tag).
+		if c.opts.has("delete") && c.opts.has("replace") {
+			return errors.New("Cannot specify both --delete and --replace")
+		}
 	case "install", "uninstall", "override":
 		return validatePackages(c)
 	}
@@ -377,13 +381,9 @@ func hasKargsEdits(opts parsedOpts) bool {
 }
 
 func runKargs(_ context.Context, c *cliCall) error {
-	var edits []kargsEdit
-	for _, op := range []string{"append", "append-if-missing", "delete", "delete-if-present", "replace"} {
-		for _, v := range c.opts[op] {
-			edits = append(edits, kargsEdit{op: op, arg: v})
-		}
-	}
-	if len(edits) == 0 {
+	p := kargsPatch{append: c.opts["append"], replace: c.opts["replace"], delete: c.opts["delete"],
+		appendIfMissing: c.opts["append-if-missing"], deleteIfPresent: c.opts["delete-if-present"]}
+	if !hasKargsEdits(c.opts) {
 		st, err := loadState(c.node.l)
 		if err != nil {
 			return err
@@ -391,7 +391,17 @@ func runKargs(_ context.Context, c *cliCall) error {
 		fmt.Fprintln(c.stdout, strings.Join(st.defaultDeployment().Kargs, " "))
 		return nil
 	}
-	return c.afterStage(c.node.editKargs(c.stdout, edits, c.opts.has("lock-finalization")))
+	err := c.node.editKargs(c.stdout, p, c.opts.has("lock-finalization"))
+	if errors.Is(err, errNoKargsChange) {
+		// kernel_arg_apply prints it; the client then sees no new default
+		// deployment (exit 77 with --unchanged-exit-77).
+		fmt.Fprintln(c.stdout, err.Error())
+		if c.opts.has("unchanged-exit-77") {
+			c.exit = 77
+		}
+		return nil
+	}
+	return c.afterStage(err)
 }
 
 const usage = `Usage:

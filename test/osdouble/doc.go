@@ -54,8 +54,11 @@
 // # Writes
 //
 // Pulling an image reads it with github.com/containers/image/v5 from the
-// registry (plain HTTP allowed, signature policy insecureAcceptAnything as for
-// ostree-unverified-registry), verifies manifest, config and layer digests and
+// registry (HTTPS verified against the node's certs.d unless its
+// registries.conf marks the registry insecure; credentials only from the
+// auth file ostree-ext would find, /run/ostree/auth.json, /etc/ostree/auth.json
+// and, from 2024.6, /usr/lib/ostree/auth.json, else anonymous; signature
+// policy insecureAcceptAnything as for ostree-unverified-registry), verifies manifest, config and layer digests and
 // each layer's diffID, and writes every file of every layer as a
 // content-addressed object. With `core.per-object-fsync=true` in the repo
 // config each object is fsynced before its rename; otherwise one syncfs at the
@@ -69,10 +72,12 @@
 // # In a harness
 //
 //	bin, _ := osdouble.BuildCLI(ctx, dir)          // once, in TestMain; put dir first on PATH
-//	reg, _ := osimage.StartRegistry(ctx, regDir)   // a registry on loopback
-//	ref, _ := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: 1})
+//	reg, _ := osimage.StartRegistry(ctx, regDir)   // a private registry on loopback
+//	ref, _ := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg, Version: 1})
 //	n := osdouble.NewNode(nodeDir)
-//	_ = n.Init(ctx, osdouble.InitialOS{ImageRef: ref, Profile: "2024.6"})
+//	// the node trusts the registry's CA (reg.TrustFiles under n.Root) and
+//	// has credentials in one of the auth files (reg.AuthJSON)
+//	_ = n.Init(ctx, osdouble.InitialOS{ImageRef: ref, Profile: "2024.6", AuthFile: authFile})
 //	d, _ := n.StartDaemonProcess(ctx, bin, logPath) // rpm-ostreed
 //	// run the daemon with n.Env() in its environment (pkg/ostree: Options.Env)
 //	// when n.RebootRequested(): stop the node's processes (d.Kill()),

@@ -32,9 +32,18 @@ func finalizeStaged(l layout) (bool, error) {
 	if st.staged == nil || st.locked() || st.staged.ID() == st.booted().ID() {
 		return false, nil
 	}
-	next := []Deployment{*st.staged, *st.booted()}
-	for _, d := range st.boot.Deployments[1:] {
-		if d.Pinned && d.ID() != st.staged.ID() {
+	// ostree_sysroot_simple_write_deployment (ostree-sysroot.c, v2025.7)
+	// as _ostree_sysroot_finalize_staged_inner calls it (flags NO_CLEAN
+	// only): the staged deployment first, then of the others those pinned,
+	// of another osname, booted, or the staged one's merge deployment.
+	next := []Deployment{*st.staged}
+	bootedID := st.booted().ID()
+	for _, d := range st.boot.Deployments {
+		if d.ID() == st.staged.ID() {
+			continue
+		}
+		isMerge := st.stagedMerge != nil && d.ID() == st.stagedMerge.ID()
+		if d.Pinned || d.OSName != st.staged.OSName || d.ID() == bootedID || isMerge {
 			next = append(next, d)
 		}
 	}

@@ -2,6 +2,9 @@ package osdouble
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -22,15 +25,29 @@ type Gate struct {
 	wonce   sync.Once
 }
 
-// NewGate proxies to the registry at upstream ("127.0.0.1:port").
-func NewGate(upstream string) (*Gate, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// GateUpstream is the registry a Gate stands in front of
+// (*osimage.Registry): the gate serves the registry's own certificate, so a
+// node trusts it as it trusts the registry, and passes the client's bearer
+// token through (a client asks the registry's token endpoint for it, and
+// needs credentials for the gate's host:port in its auth file).
+type GateUpstream interface {
+	Host() string
+	ServerCertificate() tls.Certificate
+	ClientTLS() *tls.Config
+}
+
+// NewGate proxies to the registry upstream.
+func NewGate(upstream GateUpstream) (*Gate, error) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	ln := tls.NewListener(raw, &tls.Config{Certificates: []tls.Certificate{upstream.ServerCertificate()}, MinVersion: tls.VersionTLS12})
 	g := &Gate{ln: ln, open: make(chan struct{}), waiting: make(chan struct{})}
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: upstream})
-	g.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "https", Host: upstream.Host()})
+	proxy.Transport = &http.Transport{TLSClientConfig: upstream.ClientTLS()}
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	g.srv = &http.Server{ErrorLog: log.New(io.Discard, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "/blobs/sha256:") && r.Method == http.MethodGet && !g.isOpen() {
 			g.wonce.Do(func() { close(g.waiting) })
 			select {

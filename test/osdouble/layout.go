@@ -21,9 +21,11 @@ const (
 	// the harness to reboot the node. Default: <run>/reboot-requested.
 	EnvRebootFile = "TANDEM_OSDOUBLE_REBOOT_FILE"
 	// EnvRoot is the node's root filesystem as rpm-ostree sees it: its /etc
-	// (yum.repos.d for package layering) and the paths repositories name,
-	// except /run, which is EnvRun. Optional: without it the node has no
-	// package repositories.
+	// (yum.repos.d for package layering; containers/registries.conf,
+	// containers/certs.d and ostree/auth.json for pulls) and the paths
+	// repositories and symlinks name, except /run, which is EnvRun.
+	// Optional: without it the node has no package repositories, trusts
+	// no registry's CA and has only /run/ostree/auth.json.
 	EnvRoot = "TANDEM_OSDOUBLE_ROOT"
 	// EnvClientID is the variable rpm-ostree clients set to identify themselves.
 	EnvClientID = "RPMOSTREE_CLIENT_ID"
@@ -47,6 +49,7 @@ func (l layout) lockedFile() string {
 	return filepath.Join(l.run, "ostree", "staged-deployment-locked")
 }
 func (l layout) rpmOstreeRun() string { return filepath.Join(l.run, "rpm-ostree") }
+func (l layout) bootedFile() string   { return filepath.Join(l.run, "ostree-booted") }
 func (l layout) txnFile() string      { return filepath.Join(l.rpmOstreeRun(), "transaction.json") }
 
 // socketFile is an abstract unix socket ("@..."): one per run dir.

@@ -27,6 +27,18 @@ type node struct {
 
 func (n *node) repo() (*repo, error) { return openRepo(n.l.repoDir()) }
 
+// pullEnv is the node as a pull sees it, with the auth file ostree-ext
+// would hand the container stack (pullauth.go).
+func (n *node) pullEnv() (pullEnv, error) {
+	e := pullEnv{root: n.root, run: n.l.run}
+	f, err := findAuthFile(e, n.prof)
+	if err != nil {
+		return e, fmt.Errorf("Creating importer: looking for the registry auth file: %w", err)
+	}
+	e.authFile = f
+	return e, nil
+}
+
 // rebase pulls the image refspec points to and stages it.
 func (n *node) rebase(ctx context.Context, r *reporter, refspec, revision string, locked bool) error {
 	st, err := loadState(n.l)
@@ -53,7 +65,11 @@ func (n *node) rebase(ctx context.Context, r *reporter, refspec, revision string
 	if err := rp.cleanTmp(); err != nil {
 		return err
 	}
-	imp, err := pull(ctx, n.l, rp, name, refspec, r)
+	env, err := n.pullEnv()
+	if err != nil {
+		return err
+	}
+	imp, err := pull(ctx, n.l, env, rp, name, refspec, r)
 	if err != nil {
 		return err
 	}
@@ -97,7 +113,11 @@ func (n *node) deploy(ctx context.Context, r *reporter, revision string, locked 
 	if err := rp.cleanTmp(); err != nil {
 		return err
 	}
-	imp, err := pull(ctx, n.l, rp, name, def.Origin, r)
+	env, err := n.pullEnv()
+	if err != nil {
+		return err
+	}
+	imp, err := pull(ctx, n.l, env, rp, name, def.Origin, r)
 	if err != nil {
 		return err
 	}
@@ -228,22 +248,32 @@ func (n *node) cleanup(out io.Writer, pending, rollback, base bool) error {
 	if err != nil {
 		return err
 	}
+	// rpmostree_syscore_filter_deployments (src/daemon/rpmostree-sysroot-core.cxx,
+	// v2023.12 to v2026.2): of the booted osname, the unpinned deployments
+	// before the booted one (the staged one included) are pending, those
+	// after it the rollback; the booted, other osnames' and pinned ones stay.
+	osname := st.booted().OSName
 	removed := 0
-	if pending && st.staged != nil {
+	if pending && st.staged != nil && st.staged.OSName == osname {
 		if err := removeStaged(n.l); err != nil {
 			return err
 		}
 		st.staged = nil
 		removed++
 	}
-	if rollback && len(st.boot.Deployments) > 1 {
-		kept := []Deployment{st.boot.Deployments[0]}
-		for _, d := range st.boot.Deployments[1:] {
-			if d.Pinned {
-				kept = append(kept, d)
-			} else {
+	if pending || rollback {
+		var kept []Deployment
+		bootedID, pastBooted := st.booted().ID(), false
+		for _, d := range st.boot.Deployments {
+			switch {
+			case d.ID() == bootedID:
+				pastBooted = true
+			case d.OSName != osname || d.Pinned:
+			case !pastBooted && pending, pastBooted && rollback:
 				removed++
+				continue
 			}
+			kept = append(kept, d)
 		}
 		if len(kept) != len(st.boot.Deployments) {
 			st.boot.Deployments = kept
@@ -274,101 +304,22 @@ func (n *node) cleanup(out io.Writer, pending, rollback, base bool) error {
 	return nil
 }
 
-// kargsEdit is one kernel argument change of `rpm-ostree kargs`.
-type kargsEdit struct {
-	op  string // append, append-if-missing, delete, delete-if-present, replace
-	arg string
-}
-
-// applyKargs applies edits in rpm-ostree's order: deletions, replacements,
-// then additions.
-func applyKargs(kargs []string, edits []kargsEdit) ([]string, error) {
-	out := slices.Clone(kargs)
-	order := []string{"delete", "delete-if-present", "replace", "append", "append-if-missing"}
-	for _, op := range order {
-		for _, e := range edits {
-			if e.op != op {
-				continue
-			}
-			var err error
-			switch op {
-			case "delete", "delete-if-present":
-				out, err = deleteKarg(out, e.arg, op == "delete")
-			case "replace":
-				out, err = replaceKarg(out, e.arg)
-			case "append":
-				out = append(out, e.arg)
-			case "append-if-missing":
-				if !slices.Contains(out, e.arg) {
-					out = append(out, e.arg)
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
-}
-
-func kargKey(a string) string { k, _, _ := strings.Cut(a, "="); return k }
-
-func deleteKarg(kargs []string, arg string, strict bool) ([]string, error) {
-	if strings.Contains(arg, "=") {
-		if i := slices.Index(kargs, arg); i >= 0 {
-			return slices.Delete(kargs, i, i+1), nil
-		}
-	} else {
-		var idx []int
-		for i, a := range kargs {
-			if kargKey(a) == arg {
-				idx = append(idx, i)
-			}
-		}
-		if len(idx) > 1 {
-			return nil, fmt.Errorf("Multiple values for key '%s' found", arg)
-		}
-		if len(idx) == 1 {
-			return slices.Delete(kargs, idx[0], idx[0]+1), nil
-		}
-	}
-	if strict {
-		return nil, fmt.Errorf("No karg '%s' found", arg)
-	}
-	return kargs, nil
-}
-
-func replaceKarg(kargs []string, arg string) ([]string, error) {
-	key := kargKey(arg)
-	var idx []int
-	for i, a := range kargs {
-		if kargKey(a) == key {
-			idx = append(idx, i)
-		}
-	}
-	switch len(idx) {
-	case 0:
-		return nil, fmt.Errorf("No karg '%s' found", key)
-	case 1:
-		kargs[idx[0]] = arg
-		return kargs, nil
-	}
-	return nil, fmt.Errorf("Multiple values for key '%s' found", key)
-}
+// errNoKargsChange is kernel_arg_apply's "No changes." (no edit ran).
+var errNoKargsChange = errors.New("No changes.")
 
 // editKargs stages the default deployment with changed kernel arguments.
-func (n *node) editKargs(out io.Writer, edits []kargsEdit, locked bool) error {
+func (n *node) editKargs(out io.Writer, p kargsPatch, locked bool) error {
 	st, err := loadState(n.l)
 	if err != nil {
 		return err
 	}
 	base := st.defaultDeployment()
-	kargs, err := applyKargs(base.Kargs, edits)
+	kargs, changed, err := applyKargsPatch(base.Kargs, p, n.prof)
 	if err != nil {
 		return err
 	}
-	if slices.Equal(kargs, base.Kargs) {
-		return errNoChange
+	if !changed {
+		return errNoKargsChange
 	}
 	d := base.clone()
 	d.Kargs = kargs
@@ -402,6 +353,13 @@ type InitialOS struct {
 	// Profile is the rpm-ostree release the node runs (see Profiles);
 	// default DefaultProfile.
 	Profile string
+	// Root is the node's root (see EnvRoot): the installer's pull of
+	// ImageRef trusts the registries its /etc/containers/certs.d trusts.
+	Root string
+	// AuthFile is the auth.json (a path on this machine) the installer
+	// pulls ImageRef with; "" pulls anonymously. On OpenShift the first
+	// boot pulls with the pull secret Ignition wrote, /var/lib/kubelet/config.json.
+	AuthFile string
 }
 
 // DefaultKargs are the kernel arguments of a node made by Init.
@@ -441,7 +399,8 @@ func Init(ctx context.Context, sysroot string, initial InitialOS) error {
 			return err
 		}
 		origin := transportUnverifiedRegistry + initial.ImageRef
-		imp, err := pull(ctx, l, rp, initial.ImageRef, origin, newReporter(io.Discard, "", "init"))
+		env := pullEnv{root: initial.Root, authFile: initial.AuthFile}
+		imp, err := pull(ctx, l, env, rp, initial.ImageRef, origin, newReporter(io.Discard, "", "init"))
 		if err != nil {
 			return fmt.Errorf("init %s: %w", sysroot, err)
 		}
@@ -498,7 +457,17 @@ func reboot(l layout, orderly bool) error {
 	if err := bootFallback(l); err != nil {
 		return err
 	}
-	return wipeDir(l.run)
+	if err := wipeDir(l.run); err != nil {
+		return err
+	}
+	// The bootloader boots its first entry: that is the booted deployment
+	// until the next boot, whatever the list becomes.
+	var b bootList
+	if _, err := readJSON(l.bootFile(), &b); err != nil {
+		return err
+	}
+	_, err = writeBootRecord(l, b)
+	return err
 }
 
 func wipeDir(dir string) error {

@@ -46,6 +46,24 @@ type Profile struct {
 	// (rpm-ostree >= 2026.1, commit 4d4196e2 "don't use base-db when
 	// idempotent"); before, they fail "... is already provided by".
 	LayeringSkipsBaseDB bool
+	// UsrLibAuth: a pull looks for its auth file in /usr/lib/ostree after
+	// /run/ostree and /etc/ostree (ostree-ext >= 0.13, commit 2d1aa898
+	// "Support /usr/lib/ostree/auth.json"; rpm-ostree v2024.6 pins 0.13.4).
+	UsrLibAuth bool
+	// ExactKargsIfPresent: `kargs --append-if-missing` and
+	// `--delete-if-present` compare the whole argument ("KEY=VAL") with
+	// the existing ones, and delete-if-present runs after the appends
+	// against the kernel arguments the transaction started from
+	// (rpm-ostree >= 2024.1, commit 3b7b2768). Before, both test only the
+	// key (ostree_kernel_args_contains) and an `--append-if-missing` of a
+	// present key is skipped.
+	ExactKargsIfPresent bool
+	// SplitKargs: every kernel argument given to append, delete and replace
+	// is split on spaces outside double quotes, and so is the deployment's
+	// options line (ostree >= 2024.5, commit abc7d5b9 "kargs: parse spaces
+	// in kargs input and keep quotes"); before, an argument is taken whole
+	// and the options line is split on every space.
+	SplitKargs bool
 }
 
 // The profiles, oldest first. The newest is the default everywhere.
@@ -56,15 +74,16 @@ var profiles = []Profile{
 	},
 	{
 		Name: "2024.6", Git: "v2024.6", Features: []string{"rust", "compose", "container", "fedora-integration"},
-		Ostree: "2024.5", LockInStagedFile: true, ModuleFields: true,
+		Ostree: "2024.5", LockInStagedFile: true, ModuleFields: true, UsrLibAuth: true, ExactKargsIfPresent: true, SplitKargs: true,
 	},
 	{
 		Name: "2025.7", Git: "v2025.7", Features: []string{"rust", "compose", "container", "fedora-integration"},
-		Ostree: "2025.2", LockInStagedFile: true, ContainerDigests: true,
+		Ostree: "2025.2", LockInStagedFile: true, ContainerDigests: true, UsrLibAuth: true, ExactKargsIfPresent: true, SplitKargs: true,
 	},
 	{
 		Name: "2026.2", Git: "v2026.2", Features: []string{"rust", "compose", "container", "fedora-integration"},
 		Ostree: "2025.7", LockInStagedFile: true, ContainerDigests: true, LayeringSkipsBaseDB: true,
+		UsrLibAuth: true, ExactKargsIfPresent: true, SplitKargs: true,
 	},
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/containers/image/v5/docker"
+	"github.com/containers/image/v5/docker/reference"
 	"github.com/containers/image/v5/image"
 	"github.com/containers/image/v5/manifest"
 	"github.com/containers/image/v5/pkg/blobinfocache/none"
@@ -42,32 +43,59 @@ type imported struct {
 	alreadyPresent bool
 }
 
-// systemContext isolates containers/image from the machine's configuration
-// (registries.conf, auth files, certificates, blob-info cache): every implicit
-// path resolves under a directory of the sysroot that does not exist. Plain
-// HTTP is allowed, as the test registry runs on loopback without TLS.
-func systemContext(l layout) (*types.SystemContext, error) {
-	root := filepath.Join(l.ostreeDir(), "containers-root")
-	// An explicit registries.conf must exist; an empty one means defaults.
-	conf := filepath.Join(root, "registries.conf")
-	if ok, err := exists(conf); err != nil {
+// systemContext is the container stack of the node as rpm-ostree's pull
+// sees it (skopeo's experimental-image-proxy, started by ostree-ext without
+// TLS or certificate-directory options): the node's registries.conf (an
+// `insecure` registry skips TLS verification), TLS verified against the CAs
+// of the node's /etc/containers/certs.d/<host:port>/, else
+// /etc/docker/certs.d/<host:port>/ (containers-certs.d(5): the first that
+// exists), and as credentials only the auth file ostree-ext found
+// (pullauth.go), or none (anonymous). Nothing of this machine's own
+// configuration is read: whatever the node lacks resolves under a
+// directory of its sysroot that holds nothing.
+func systemContext(l layout, env pullEnv, hostPort string) (*types.SystemContext, error) {
+	scratch := filepath.Join(l.ostreeDir(), "containers-root")
+	empty := filepath.Join(scratch, "registries.conf") // an empty registries.conf means defaults
+	if ok, err := exists(empty); err != nil {
 		return nil, err
 	} else if !ok {
-		if err := writeFileAtomic(conf, nil, false); err != nil {
+		if err := writeFileAtomic(empty, nil, false); err != nil {
 			return nil, err
 		}
 	}
-	return &types.SystemContext{
-		RootForImplicitAbsolutePaths: root,
-		SystemRegistriesConfPath:     conf,
-		SystemRegistriesConfDirPath:  filepath.Join(root, "registries.conf.d"),
-		RegistriesDirPath:            filepath.Join(root, "registries.d"),
-		AuthFilePath:                 filepath.Join(root, "auth.json"),
-		DockerPerHostCertDirPath:     filepath.Join(root, "certs.d"),
-		BlobInfoCacheDir:             filepath.Join(root, "cache"),
-		DockerInsecureSkipTLSVerify:  types.OptionalBoolTrue,
+	sys := &types.SystemContext{
+		RootForImplicitAbsolutePaths: scratch,
+		SystemRegistriesConfPath:     empty,
+		SystemRegistriesConfDirPath:  filepath.Join(scratch, "registries.conf.d"),
+		RegistriesDirPath:            filepath.Join(scratch, "registries.d"),
+		AuthFilePath:                 env.authFile,
+		DockerPerHostCertDirPath:     filepath.Join(scratch, "certs.d"),
+		BlobInfoCacheDir:             filepath.Join(scratch, "cache"),
 		DockerRegistryUserAgent:      "rpm-ostree (tandem osdouble)",
-	}, nil
+	}
+	if env.authFile == "" {
+		sys.DockerAuthConfig = &types.DockerAuthConfig{} // skopeo --no-creds
+	}
+	if env.root == "" {
+		return sys, nil
+	}
+	conf := filepath.Join(env.root, "etc", "containers", "registries.conf")
+	if ok, err := exists(conf); err != nil {
+		return nil, err
+	} else if ok {
+		sys.SystemRegistriesConfPath = conf
+	}
+	sys.SystemRegistriesConfDirPath = filepath.Join(env.root, "etc", "containers", "registries.conf.d")
+	for _, d := range []string{"etc/containers/certs.d", "etc/docker/certs.d"} {
+		dir := filepath.Join(env.root, d, hostPort)
+		if ok, err := exists(dir); err != nil {
+			return nil, err
+		} else if ok {
+			sys.DockerCertPath = dir
+			break
+		}
+	}
+	return sys, nil
 }
 
 // acceptAnything is the signature policy of ostree-unverified-registry.
@@ -79,7 +107,7 @@ func acceptAnything() (*signature.PolicyContext, error) {
 
 // pull imports the image name ("host/repo@sha256:..." or with a tag) into the
 // repo and returns its commit. display is the refspec shown in messages.
-func pull(ctx context.Context, l layout, rp *repo, name, display string, r *reporter) (*imported, error) {
+func pull(ctx context.Context, l layout, env pullEnv, rp *repo, name, display string, r *reporter) (*imported, error) {
 	ref, err := docker.ParseReference("//" + name)
 	if err != nil {
 		return nil, fmt.Errorf("parsing image reference %q: %w", name, err)
@@ -87,7 +115,7 @@ func pull(ctx context.Context, l layout, rp *repo, name, display string, r *repo
 	r.p.Image, r.p.Phase, r.p.PerObjectFsync = name, PhasePulling, rp.cfg.fsync && rp.cfg.perObjectFsync
 	r.save()
 	r.message("Pulling manifest: %s", display)
-	sys, err := systemContext(l)
+	sys, err := systemContext(l, env, reference.Domain(ref.DockerReference()))
 	if err != nil {
 		return nil, err
 	}

@@ -80,9 +80,14 @@ type bootList struct {
 type nodeState struct {
 	boot   bootList
 	staged *Deployment
+	// stagedMerge is the staged deployment's merge-deployment.
+	stagedMerge *Deployment
 	// keyLocked is the "locked" key of /run/ostree/staged-deployment;
 	// legacyLocked is /run/ostree/staged-deployment-locked.
 	keyLocked, legacyLocked bool
+	// bootedID is the deployment the running node booted (the boot
+	// record); "" when the state was read without the run dir.
+	bootedID string
 }
 
 // locked is what ostree-finalize-staged decides at shutdown: the key, else
@@ -90,23 +95,54 @@ type nodeState struct {
 // _ostree_sysroot_finalize_impl_staged_deployment).
 func (s *nodeState) locked() bool { return s.staged != nil && (s.keyLocked || s.legacyLocked) }
 
-// booted is the booted deployment: ostree boots the first bootloader entry,
-// and the list only changes across reboots or by removing other entries.
+// booted is the booted deployment: the one the boot record names (see
+// bootRecord), nil when the state was read without the run dir.
 func (s *nodeState) booted() *Deployment {
-	if len(s.boot.Deployments) == 0 {
-		return nil
+	for i := range s.boot.Deployments {
+		if s.boot.Deployments[i].ID() == s.bootedID {
+			return &s.boot.Deployments[i]
+		}
 	}
-	return &s.boot.Deployments[0]
+	return nil
 }
 
-// defaultDeployment is what the next boot would use and what rpm-ostree takes
-// the origin and kernel arguments from: the staged deployment, else the booted.
-func (s *nodeState) defaultDeployment() *Deployment {
+// deployments is ostree_sysroot_get_deployments: the staged deployment
+// first, then the bootloader's.
+func (s *nodeState) deployments() []*Deployment {
+	var out []*Deployment
 	if s.staged != nil {
-		return s.staged
+		out = append(out, s.staged)
 	}
-	return s.booted()
+	for i := range s.boot.Deployments {
+		out = append(out, &s.boot.Deployments[i])
+	}
+	return out
 }
+
+// defaultDeployment is what rpm-ostree takes the origin and the kernel
+// arguments of a new deployment from, and what `kargs` edits: the first
+// deployment of the booted deployment's osname, the staged one included
+// (src/daemon/rpmostree-sysroot-core.cxx
+// rpmostree_syscore_get_origin_merge_deployment, used by the upgrader and
+// GetDeploymentBootConfig; the same at v2023.12 and v2026.2). Not simply
+// the first bootloader entry: another stateroot's deployment may come first.
+func (s *nodeState) defaultDeployment() *Deployment {
+	osname := ""
+	if b := s.booted(); b != nil {
+		osname = b.OSName
+	}
+	for _, d := range s.deployments() {
+		if osname == "" || d.OSName == osname {
+			return d
+		}
+	}
+	return nil
+}
+
+// cfgMerge is ostree_sysroot_get_merge_deployment for the booted osname:
+// the booted deployment (ostree-sysroot.c, v2025.7), whose /etc a new
+// deployment merges and which its staged record names.
+func (s *nodeState) cfgMerge() *Deployment { return s.booted() }
 
 // nextSerial is the deploy serial for a new deployment of checksum.
 func (s *nodeState) nextSerial(checksum string) int {
@@ -134,17 +170,52 @@ func loadState(l layout) (*nodeState, error) {
 	if l.run == "" {
 		return s, nil
 	}
+	if err := os.MkdirAll(l.run, 0o755); err != nil {
+		return nil, err
+	}
 	rec, err := readStaged(l)
 	if err != nil {
 		return nil, err
 	}
 	if rec != nil {
-		s.staged, s.keyLocked = &rec.Deployment, rec.Locked
+		s.staged, s.keyLocked, s.stagedMerge = &rec.Deployment, rec.Locked, &rec.Merge
 		if s.legacyLocked, err = exists(l.lockedFile()); err != nil {
 			return nil, err
 		}
 	}
+	if s.bootedID, err = bootRecord(l, s.boot); err != nil {
+		return nil, err
+	}
+	if s.booted() == nil {
+		return nil, fmt.Errorf("%s: the booted deployment %s is not in the bootloader's list", l.sysroot, s.bootedID)
+	}
 	return s, nil
+}
+
+// bootRecord is which deployment the running node booted. ostree finds it
+// by the device and inode of the deployment dir ostree-prepare-root
+// recorded in /run/ostree-booted at boot (ostree-sysroot.c
+// parse_deployment, v2025.7): it is what the bootloader booted, whatever
+// the bootloader's list says since. The double records the deployment's
+// id in <run>/ostree-booted: at each boot (Reboot, PowerLoss), or, on a
+// run dir without one (a node made by Init; a VM that booted for real),
+// the first time the state is read: then the first entry is what booted,
+// as nothing changes the list between a boot and the double's first look.
+func bootRecord(l layout, b bootList) (string, error) {
+	var rec struct {
+		Deployment string `json:"deployment"`
+	}
+	found, err := readJSON(l.bootedFile(), &rec)
+	if err != nil || found {
+		return rec.Deployment, err
+	}
+	return writeBootRecord(l, b)
+}
+
+// writeBootRecord records the bootloader's first entry as booted.
+func writeBootRecord(l layout, b bootList) (string, error) {
+	id := b.Deployments[0].ID()
+	return id, writeJSONAtomic(l.bootedFile(), map[string]string{"deployment": id}, false)
 }
 
 func saveBootList(l layout, b bootList) error {
@@ -162,17 +233,17 @@ func removeIfExists(p string) error {
 	return nil
 }
 
-// BootedDeployment returns the deployment the node boots (and, between
-// reboots, runs).
-func BootedDeployment(sysroot string) (*Deployment, error) {
-	s, err := loadState(layout{sysroot: sysroot})
+// BootedDeployment returns the deployment the node booted (and runs): the
+// one its run dir's boot record names (see bootRecord).
+func BootedDeployment(sysroot, run string) (*Deployment, error) {
+	s, err := loadState(layout{sysroot: sysroot, run: run})
 	if err != nil {
 		return nil, err
 	}
 	return s.booted().clone(), nil
 }
 
-// Deployments returns the bootloader's deployments, booted first.
+// Deployments returns the bootloader's deployments, in its order.
 func Deployments(sysroot string) ([]Deployment, error) {
 	s, err := loadState(layout{sysroot: sysroot})
 	if err != nil {

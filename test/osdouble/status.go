@@ -146,11 +146,17 @@ func (v statusView) render(st *nodeState, txn *transactionRecord, bootedOnly boo
 	if st.staged != nil && !bootedOnly {
 		out.Deployments = append(out.Deployments, v.deployment(st.staged, false, true, st.legacyLocked))
 	}
+	// Every deployment in the sysroot's order, "booted" on the one the node
+	// booted (rust/src/daemon.rs and rpmostreed-sysroot.cxx list
+	// ostree_sysroot_get_deployments; the booted one is found by the boot
+	// record, not by its place in the list).
+	bootedID := st.booted().ID()
 	for i := range st.boot.Deployments {
-		if bootedOnly && i > 0 {
-			break
+		d := &st.boot.Deployments[i]
+		if bootedOnly && d.ID() != bootedID {
+			continue
 		}
-		out.Deployments = append(out.Deployments, v.deployment(&st.boot.Deployments[i], i == 0, false, false))
+		out.Deployments = append(out.Deployments, v.deployment(d, d.ID() == bootedID, false, false))
 	}
 	if txn != nil {
 		out.Transaction = []string{txn.Title, fmt.Sprintf("client(id:%s pid:%d)", txn.ClientID, txn.ClientPID),

@@ -105,8 +105,8 @@ func DefaultExtensionPackages(n int) []ExtensionPackage {
 
 // ExtensionsOptions describe an extensions image.
 type ExtensionsOptions struct {
-	// Registry is the registry's "host:port".
-	Registry string
+	// Registry is where the image is pushed.
+	Registry *Registry
 	// Repo is the repository name; default "extensions".
 	Repo string
 	// Version >= 1 (the OS image version it goes with).
@@ -124,7 +124,7 @@ type ExtensionsOptions struct {
 // SynthesizeExtensions builds an extensions image and pushes it. The same
 // options give the same digest.
 func SynthesizeExtensions(ctx context.Context, o ExtensionsOptions) (*Image, error) {
-	if o.Registry == "" || o.Version < 1 {
+	if o.Registry == nil || o.Version < 1 {
 		return nil, errors.New("synthesize extensions: Registry and Version >= 1 are required")
 	}
 	if o.Repo == "" {

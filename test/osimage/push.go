@@ -3,6 +3,7 @@ package osimage
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,11 +18,41 @@ import (
 // buffer the whole blob in memory, which GiB layers cannot afford.
 type pusher struct {
 	client *http.Client
-	base   string // http://host/v2/repo
+	base   string // https://host/v2/repo
+	reg    *Registry
+	token  string
 }
 
-func newPusher(host, repo string) *pusher {
-	return &pusher{client: &http.Client{}, base: "http://" + host + "/v2/" + repo}
+func newPusher(reg *Registry, repo string) *pusher {
+	return &pusher{client: &http.Client{Transport: &http.Transport{TLSClientConfig: reg.ClientTLS()}},
+		base: "https://" + reg.Host() + "/v2/" + repo, reg: reg}
+}
+
+// do sends req with the push token, which it gets first from the
+// registry's token endpoint with the account's credentials.
+func (p *pusher) do(req *http.Request) (*http.Response, error) {
+	if p.token == "" {
+		treq, err := http.NewRequestWithContext(req.Context(), http.MethodGet, "https://"+p.reg.Host()+tokenPath, nil)
+		if err != nil {
+			return nil, err
+		}
+		treq.SetBasicAuth(p.reg.Username(), p.reg.Password())
+		resp, err := p.client.Do(treq)
+		if err != nil {
+			return nil, fmt.Errorf("registry token: %w", err)
+		}
+		var tok struct {
+			Token string `json:"token"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&tok)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || tok.Token == "" {
+			return nil, fmt.Errorf("registry token: %s: %v", resp.Status, err)
+		}
+		p.token = tok.Token
+	}
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	return p.client.Do(req)
 }
 
 func (p *pusher) blobExists(ctx context.Context, digest string) (bool, error) {
@@ -29,7 +60,7 @@ func (p *pusher) blobExists(ctx context.Context, digest string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	resp, err := p.client.Do(req)
+	resp, err := p.do(req)
 	if err != nil {
 		return false, fmt.Errorf("HEAD blob %s: %w", digest, err)
 	}
@@ -69,7 +100,7 @@ func (p *pusher) postBlob(ctx context.Context, digest string, body io.Reader, si
 	}
 	req.ContentLength = size
 	req.Header.Set("Content-Type", "application/octet-stream")
-	resp, err := p.client.Do(req)
+	resp, err := p.do(req)
 	if err != nil {
 		return fmt.Errorf("upload blob %s: %w", digest, err)
 	}
@@ -88,7 +119,7 @@ func (p *pusher) pushManifest(ctx context.Context, reference, mediaType string, 
 		return err
 	}
 	req.Header.Set("Content-Type", mediaType)
-	resp, err := p.client.Do(req)
+	resp, err := p.do(req)
 	if err != nil {
 		return fmt.Errorf("put manifest %s: %w", reference, err)
 	}

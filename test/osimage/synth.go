@@ -55,8 +55,8 @@ const (
 
 // SynthOptions describe the image to build.
 type SynthOptions struct {
-	// Registry is the registry's "host:port" (Registry.Host()). Plain HTTP.
-	Registry string
+	// Registry is where the image is pushed; references name its Host().
+	Registry *Registry
 	// Repo is the repository name; default "os".
 	Repo string
 	// Version is the OS version number, >= 1. Each version has different content.
@@ -195,13 +195,13 @@ func pushImage(ctx context.Context, opts SynthOptions, entries []entry, config f
 	}
 	img.Config = configDigest.String()
 	img.Digest = manifestDigest.String()
-	img.Ref = opts.Registry + "/" + opts.Repo + "@" + img.Digest
+	img.Ref = opts.Registry.Host() + "/" + opts.Repo + "@" + img.Digest
 	return img, nil
 }
 
 func (o SynthOptions) withDefaults() (SynthOptions, error) {
-	if o.Registry == "" {
-		return o, errors.New("synthesize: Registry (host:port) is required")
+	if o.Registry == nil {
+		return o, errors.New("synthesize: Registry is required")
 	}
 	if o.Version < 1 {
 		return o, fmt.Errorf("synthesize: Version must be >= 1, got %d", o.Version)

@@ -63,7 +63,7 @@ func startRegistry(t *testing.T) *Registry {
 func TestSynthesizeVersionsDifferAndStayValidELF(t *testing.T) {
 	ctx := context.Background()
 	reg := startRegistry(t)
-	opts := SynthOptions{Registry: reg.Host(), Version: 1, SizeBytes: 2 << 20, Layers: 3, WorkDir: t.TempDir()}
+	opts := SynthOptions{Registry: reg, Version: 1, SizeBytes: 2 << 20, Layers: 3, WorkDir: t.TempDir()}
 	v1, err := SynthesizeImage(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestSynthesizeReusesFilesWhenTheMachineHasTooFew(t *testing.T) {
 	}
 	reg := startRegistry(t)
 	want := int64(len(b)) * 7 / 2 // three and a half copies
-	img, err := SynthesizeImage(context.Background(), SynthOptions{Registry: reg.Host(), Version: 3,
+	img, err := SynthesizeImage(context.Background(), SynthOptions{Registry: reg, Version: 3,
 		SizeBytes: want, Layers: 2, Uncompressed: true, SourceDirs: []string{src}, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestSplitLayers(t *testing.T) {
 
 func TestCorruptBlobKeepsSizeAndChangesContent(t *testing.T) {
 	reg := startRegistry(t)
-	img, err := SynthesizeImage(context.Background(), SynthOptions{Registry: reg.Host(), Version: 1, SizeBytes: 256 << 10, Layers: 1, WorkDir: t.TempDir()})
+	img, err := SynthesizeImage(context.Background(), SynthOptions{Registry: reg, Version: 1, SizeBytes: 256 << 10, Layers: 1, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,6 +112,11 @@ func (o *simOS) SetKernelArgs(_ context.Context, add, del []string) error {
 	return fmt.Errorf("the scale simulator does not simulate kernel arguments (append %v, delete %v)", add, del)
 }
 
+// KernelArgs is not simulated either.
+func (o *simOS) KernelArgs(context.Context) ([]string, error) {
+	return nil, fmt.Errorf("the scale simulator does not simulate kernel arguments")
+}
+
 // boot is the machine coming up again: an unlocked staged deployment is
 // booted, a locked one is gone with /run.
 func (o *simOS) boot() {

@@ -16,10 +16,13 @@ import (
 
 // InstallSpec is what the node installs on its first boot
 // (test/vm/cmd/vm-node-install): the initial OS image, as the guest names
-// it, and the initial MachineConfig's files.
+// it, the initial MachineConfig's files (the pull secret among them, which
+// the install pulls with), and other files the machine is installed with
+// (the registry's CA), by absolute path.
 type InstallSpec struct {
 	ImageRef      string                `json:"imageRef"`
 	MachineConfig *mcfgv1.MachineConfig `json:"machineConfig,omitempty"`
+	Files         map[string]string     `json:"files,omitempty"`
 }
 
 // guestCommands are built from this module into the share's bin/.

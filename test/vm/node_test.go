@@ -65,7 +65,9 @@ func TestVMNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.cp = framework.NewControlPlane(t, framework.ControlPlaneOptions{Name: "vm"})
-	if w.reg, err = osimage.StartRegistry(ctx, w.dir("registry")); err != nil {
+	// The guest reaches the registry at its guestfwd address: the
+	// certificate names it too.
+	if w.reg, err = osimage.StartRegistryWith(ctx, w.dir("registry"), osimage.RegistryOptions{Hosts: []string{vm.GuestHostAddr}}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.reg.Close() })
@@ -93,7 +95,7 @@ func TestVMNode(t *testing.T) {
 	n, err := vm.StartNode(ctx, vm.NodeOptions{
 		Image: img, Accel: w.accel, Dir: nodeDir(t, logDir), Bin: bin, NodeName: nodeName,
 		Kubeconfig: w.guestKubeconfig(), StepHook: true,
-		Install: &vm.InstallSpec{ImageRef: cfgs["a"].image, MachineConfig: cfgs["a"].mc},
+		Install: &vm.InstallSpec{ImageRef: cfgs["a"].image, MachineConfig: cfgs["a"].mc, Files: w.reg.TrustFiles(guestRegistry())},
 		GuestFwd: []vm.Forward{
 			{GuestPort: guestAPIPort, HostAddr: w.apiserverAddr()},
 			{GuestPort: guestRegistryPort, HostAddr: w.reg.Host()},

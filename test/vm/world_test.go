@@ -51,9 +51,12 @@ type world struct {
 	log      *os.File
 }
 
+// guestRegistry is the registry's host:port as the guest reaches it.
+func guestRegistry() string { return fmt.Sprintf("%s:%d", vm.GuestHostAddr, guestRegistryPort) }
+
 // guestRef is an image reference as the guest reaches the registry.
 func (w *world) guestRef(ref string) string {
-	return strings.Replace(ref, w.reg.Host(), fmt.Sprintf("%s:%d", vm.GuestHostAddr, guestRegistryPort), 1)
+	return strings.Replace(ref, w.reg.Host(), guestRegistry(), 1)
 }
 
 // image synthesizes OS image version v (sizeMiB of real ELF content) and
@@ -61,7 +64,7 @@ func (w *world) guestRef(ref string) string {
 func (w *world) image(ctx context.Context, v int, sizeMiB int64) string {
 	w.t.Helper()
 	ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{
-		Registry: w.reg.Host(), Version: v, SizeBytes: sizeMiB << 20, Uncompressed: true, WorkDir: w.t.TempDir(),
+		Registry: w.reg, Version: v, SizeBytes: sizeMiB << 20, Uncompressed: true, WorkDir: w.t.TempDir(),
 	})
 	if err != nil {
 		w.t.Fatalf("synthesizing OS image %d: %v", v, err)
@@ -100,6 +103,10 @@ func ignitionOf(fs []fileSpec) ign3types.Config {
 func (w *world) createConfig(ctx context.Context, name, image string) *config {
 	w.t.Helper()
 	c := &config{name: "rendered-worker-" + name, image: image, files: []fileSpec{
+		// The cluster's pull secret, in every rendered config (the MCO's
+		// templates/common/_base/files/pull-secret.yaml): the registry's
+		// credentials as the guest reaches it.
+		{"/var/lib/kubelet/config.json", string(w.reg.AuthJSON(guestRegistry())), 0o600},
 		{"/etc/tandem-vm/app.conf", "config=" + name + "\n", 0o644},
 		{"/etc/tandem-vm/" + name + ".conf", strings.Repeat(name+" line\n", 200), 0o600},
 		{"/etc/tandem-vm/big.bin", strings.Repeat(name+"-0123456789abcdef", 8192), 0o644},

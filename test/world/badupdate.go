@@ -87,7 +87,7 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 	c := w.Tenant
 	res := &BadUpdateResult{MaxUnavailable: c.Pools[o.Pool]}
 	bad, err := osimage.Synthesize(ctx, osimage.SynthOptions{
-		Registry: w.Registry.Host(), Repo: "rhcos", Version: len(w.Images) + 1, Seed: 666,
+		Registry: w.Registry, Repo: "rhcos", Version: len(w.Images) + 1, Seed: 666,
 		SizeBytes: w.Opts.ImageBytes, WorkDir: w.path("synth"),
 		ExtraLabels: map[string]string{osdouble.LabelBootFails: "true"},
 	})

@@ -49,7 +49,7 @@ func (w *World) registerObjects(ctx context.Context) error {
 			if err := createPool(ctx, c, pool, maxUnavailable); err != nil {
 				return err
 			}
-			if err := w.createConfig(ctx, c, "00-"+pool+"-base", pool, w.Images[0], nil); err != nil {
+			if err := w.createConfig(ctx, c, "00-"+pool+"-base", pool, w.Images[0], w.baseFiles()); err != nil {
 				return err
 			}
 		}
@@ -113,6 +113,29 @@ func createPool(ctx context.Context, c *Cluster, name string, maxUnavailable int
 type ignitionFile struct {
 	Path     string
 	Contents string
+	Mode     int // default 0644
+}
+
+// pullSecretPath is where every rendered config lays the cluster's pull
+// secret, mode 0600 (openshift/machine-config-operator release-4.21
+// templates/common/_base/files/pull-secret.yaml); the daemon hands it to
+// rpm-ostree, and it holds the world registry's credentials.
+const pullSecretPath = "/var/lib/kubelet/config.json"
+
+// baseFiles are the files of every pool's base config, as the MCO's
+// templates put them in every rendered config: the pull secret.
+func (w *World) baseFiles() []ignitionFile {
+	return []ignitionFile{{Path: pullSecretPath, Contents: string(w.Registry.AuthJSON()), Mode: 0o600}}
+}
+
+// installFiles are the files a node has when installed: the base config's
+// and the registry's CA (the machine trusts it from its installation).
+func (w *World) installFiles() map[string]string {
+	files := w.Registry.TrustFiles()
+	for _, f := range w.baseFiles() {
+		files[f.Path] = f.Contents
+	}
+	return files
 }
 
 func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
@@ -139,7 +162,11 @@ func (w *World) writeConfig(ctx context.Context, c *Cluster, name, pool, image s
 	if len(files) > 0 {
 		var fs []file
 		for _, f := range files {
-			fs = append(fs, file{Path: f.Path, Mode: 0o644, Overwrite: true, Contents: contents{Source: dataURL(f.Contents)}})
+			mode := f.Mode
+			if mode == 0 {
+				mode = 0o644
+			}
+			fs = append(fs, file{Path: f.Path, Mode: mode, Overwrite: true, Contents: contents{Source: dataURL(f.Contents)}})
 		}
 		cfg["storage"] = map[string]any{"files": fs}
 	}

@@ -18,7 +18,7 @@ func (w *World) startImages(ctx context.Context) error {
 	}
 	for i := range w.Images {
 		ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{
-			Registry:  w.Registry.Host(),
+			Registry:  w.Registry,
 			Repo:      "rhcos",
 			Version:   i + 1,
 			SizeBytes: w.Opts.ImageBytes,
@@ -44,7 +44,7 @@ func (w *World) image(ctx context.Context, v int) (string, error) {
 		return ref, nil
 	}
 	ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{
-		Registry: w.Registry.Host(), Repo: "rhcos", Version: v, SizeBytes: w.Opts.ImageBytes, WorkDir: w.path("synth"),
+		Registry: w.Registry, Repo: "rhcos", Version: v, SizeBytes: w.Opts.ImageBytes, WorkDir: w.path("synth"),
 	})
 	if err != nil {
 		return "", fmt.Errorf("synthesizing OS image %d: %w", v, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/tandem-mco/tandem/test/framework"
@@ -82,6 +83,8 @@ func (w *World) startNodes(ctx context.Context) error {
 			DaemonBinary:    w.bins.daemon,
 			RPMOstreeBinary: w.bins.rpmOstree,
 			InitialImage:    w.Images[0],
+			Files:           w.installFiles(),
+			FileModes:       map[string]os.FileMode{pullSecretPath: 0o600},
 			IOPolicy:        w.Opts.IOPolicy,
 			ExtraArgs:       args,
 			RebootDelay:     w.Opts.RebootDelay,

@@ -81,6 +81,7 @@ func (n *nodeFlags) os() *osupdate.Adapter {
 		DefaultPolicy: n.ioPolicy,
 		PolicyOptions: n.ioOptions(),
 		HostRun:       n.hostRun,
+		Root:          n.root,
 		DaemonPIDFile: n.rpmOstreedPIDFile,
 	})
 }

@@ -175,6 +175,11 @@ func runStart(ctx context.Context, o *startOptions) error {
 		}
 	}
 	osa := n.os()
+	// As the MCO's daemon at start (rpm-ostree.go Initialize): a failure
+	// is logged, the next pull links again.
+	if err := osa.LinkPullSecret(ctx); err != nil {
+		klog.ErrorS(err, "Linking rpm-ostree's auth file to the pull secret")
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

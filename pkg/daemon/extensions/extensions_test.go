@@ -21,34 +21,47 @@ func registry(t *testing.T) *osimage.Registry {
 	return reg
 }
 
-// insecure marks the registry plain-HTTP in the host's registries.conf, as
-// an admin would for a mirror without TLS.
-func insecure(t *testing.T, root, host string) {
+// hostFiles writes files (by host path) under root.
+func hostFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	p := filepath.Join(root, "etc", "containers", "registries.conf")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(p, []byte("[[registry]]\nlocation = \""+host+"\"\ninsecure = true\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// trusted makes the host trust the (private) registry: its CA in certs.d,
+// its credentials in the cluster's pull secret.
+func trusted(t *testing.T, root string, reg *osimage.Registry) {
+	t.Helper()
+	hostFiles(t, root, reg.TrustFiles())
+	hostFiles(t, root, map[string]string{KubeletAuthFile: string(reg.AuthJSON())})
 }
 
 func TestProvideLaysOutTheRepositoryLikeTheMCO(t *testing.T) {
 	ctx := context.Background()
 	reg := registry(t)
-	img, err := osimage.SynthesizeExtensions(ctx, osimage.ExtensionsOptions{Registry: reg.Host(), Version: 1, WorkDir: t.TempDir()})
+	img, err := osimage.SynthesizeExtensions(ctx, osimage.ExtensionsOptions{Registry: reg, Version: 1, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	r := &Repo{Root: root, HostRun: filepath.Join(root, "run")}
-	// Without the host's registries.conf saying so, a plain-HTTP registry
-	// is refused, as podman on the host would refuse it.
-	if _, err := r.Provide(ctx, img.Ref); err == nil {
-		t.Fatal("pulled from a plain-HTTP registry the host does not trust")
+	// A registry whose CA the host does not trust is refused, as podman on
+	// the host would refuse it; trusted, it still wants the pull secret.
+	if _, err := r.Provide(ctx, img.Ref); err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+		t.Fatalf("pulled from a registry the host does not trust: %v", err)
 	}
-	insecure(t, root, reg.Host())
+	hostFiles(t, root, reg.TrustFiles())
+	if _, err := r.Provide(ctx, img.Ref); err == nil || !strings.Contains(err.Error(), "unauthorized") {
+		t.Fatalf("pulled without the pull secret: %v", err)
+	}
+	trusted(t, root, reg)
 	release, err := r.Provide(ctx, img.Ref)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +95,7 @@ func TestProvideLaysOutTheRepositoryLikeTheMCO(t *testing.T) {
 func TestProvideRefusesABrokenImage(t *testing.T) {
 	ctx := context.Background()
 	reg := registry(t)
-	img, err := osimage.SynthesizeExtensions(ctx, osimage.ExtensionsOptions{Registry: reg.Host(), Version: 2, WorkDir: t.TempDir()})
+	img, err := osimage.SynthesizeExtensions(ctx, osimage.ExtensionsOptions{Registry: reg, Version: 2, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +103,7 @@ func TestProvideRefusesABrokenImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	insecure(t, root, reg.Host())
+	trusted(t, root, reg)
 	r := &Repo{Root: root, HostRun: filepath.Join(root, "run")}
 	if _, err := r.Provide(ctx, img.Ref); err == nil || !strings.Contains(err.Error(), "digest") {
 		t.Fatalf("a corrupted layer: %v", err)
@@ -103,7 +116,7 @@ func TestProvideRefusesABrokenImage(t *testing.T) {
 		t.Errorf("a failed Provide left %v", entries)
 	}
 	// An OS image is not an extensions image.
-	osImg, err := osimage.SynthesizeImage(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: 1, SizeBytes: 64 << 10, Layers: 1, WorkDir: t.TempDir()})
+	osImg, err := osimage.SynthesizeImage(ctx, osimage.SynthOptions{Registry: reg, Version: 1, SizeBytes: 64 << 10, Layers: 1, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

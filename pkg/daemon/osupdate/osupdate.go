@@ -34,6 +34,9 @@ type Options struct {
 	// HostRun is the host's /run as the daemon sees it (ostree's staged
 	// deployment lives there); default /run.
 	HostRun string
+	// Root is the host's root as the daemon sees it: the pull secret is
+	// read there and linked for rpm-ostree before every pull.
+	Root string
 	// DaemonPIDFile, on a host without systemd, names the pid file of
 	// rpm-ostree's transaction daemon, the process that writes a stage: the
 	// I/O policy's cgroup and I/O class are applied to it (with a systemd
@@ -52,7 +55,7 @@ var _ daemon.OS = (*Adapter)(nil)
 // New returns an Adapter.
 func New(o Options) *Adapter {
 	return &Adapter{o: o, rpm: ostree.NewClient(ostree.Options{
-		Binary: o.Binary, Env: o.Env, ClientID: constants.RPMOstreeClientID, HostRun: o.HostRun,
+		Binary: o.Binary, Env: o.Env, ClientID: constants.RPMOstreeClientID, HostRun: o.HostRun, Root: o.Root,
 	})}
 }
 
@@ -187,6 +190,15 @@ func (a *Adapter) CleanupStaged(ctx context.Context) error {
 // SetKernelArgs edits the kernel arguments of the pending deployment.
 func (a *Adapter) SetKernelArgs(ctx context.Context, add, del []string) error {
 	return a.client().SetKernelArgs(ctx, add, del)
+}
+
+// LinkPullSecret hands rpm-ostree the cluster's pull secret (pkg/ostree
+// Client.LinkPullSecret); the daemon calls it when it starts.
+func (a *Adapter) LinkPullSecret(ctx context.Context) error { return a.client().LinkPullSecret(ctx) }
+
+// KernelArgs returns the pending deployment's kernel arguments.
+func (a *Adapter) KernelArgs(ctx context.Context) ([]string, error) {
+	return a.client().KernelArgs(ctx)
 }
 
 // percent turns rpm-ostree's pull progress into a percentage (bytes when

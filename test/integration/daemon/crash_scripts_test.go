@@ -4,6 +4,7 @@ package daemon_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
 // crashScript is one way a node moves, for TestDaemonCrash.
@@ -44,9 +46,13 @@ func crashScripts() []crashScript {
 			// Kernel arguments and a file, no OS change: the kernel
 			// arguments are set on a locked deployment of the booted commit,
 			// which is finalized. Hole (c) lives between Finalize.advanced
-			// and the reboot.
-			name:   "kargs-only",
-			points: []string{"WriteFiles", string(daemon.ActApplyKernelArgs), string(daemon.ActStopKubelet), string(daemon.ActFinalize), "Finalize.advanced", string(daemon.ActVerify)},
+			// and the reboot. The arguments repeat (hugepages=16 for two
+			// page sizes): both must survive the reboot, also when the
+			// daemon dies right after `rpm-ostree kargs` (appending again
+			// would double them).
+			name: "kargs-only",
+			points: []string{"WriteFiles", string(daemon.ActApplyKernelArgs), "ApplyKernelArgs.applied", string(daemon.ActStopKubelet),
+				string(daemon.ActFinalize), "Finalize.advanced", string(daemon.ActVerify)},
 			drive: func(t *testing.T, r *crashRun) {
 				r.grant(cfgKargs, r.w.imageA)
 				n := waitDone(r, cfgKargs)
@@ -139,6 +145,11 @@ func crashScripts() []crashScript {
 	}, append(rebootlessCrashScripts(), layeringCrashScripts()...)...)
 }
 
+// hugepagesKargs reserve huge pages of two sizes: hugepages= applies to the
+// hugepagesz= before it, so both hugepages=16 must stay, in order. One
+// argument per entry, as a MachineConfig may list them.
+var hugepagesKargs = []string{"hugepagesz=1G", "hugepages=16", "hugepagesz=2M", "hugepages=16"}
+
 // Configs of the crash scripts besides A and B (standardConfigs).
 const (
 	cfgKargs = "rendered-worker-crash-kargs"
@@ -151,7 +162,7 @@ const (
 func (w *world) crashConfigs() {
 	a := w.cfgs[cfgA]
 	k := ignition([]fileSpec{{"/etc/tandem-test/app.conf", "version=k\n", 0o644}, {"/etc/tandem-test/k.conf", "k\n", 0o600}}, nil)
-	w.createMC(cfgKargs, w.imageA, k, "tandem.test=1", "tandem.kargs=2")
+	w.createMC(cfgKargs, w.imageA, k, append([]string{"tandem.test=1", "tandem.kargs=2"}, hugepagesKargs...)...)
 	f := ignition([]fileSpec{{"/etc/tandem-test/app.conf", "version=f\n", 0o644}, {"/etc/tandem-test/f.conf", "f\n", 0o600}}, nil)
 	w.createMC(cfgFiles, w.imageA, f)
 	bad := a
@@ -205,10 +216,15 @@ func checkDone(t *testing.T, r *crashRun, n *corev1.Node, cfg string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range daemon.SplitKernelArgs(mc.Spec.KernelArguments) {
-		if !slices.Contains(d.Kargs, k) {
-			t.Errorf("kernel argument %s of %s missing from the booted deployment: %v", k, cfg, d.Kargs)
-		}
+	// A has no kernel arguments: the node boots the ones it was installed
+	// with, then the config's, each as often and in the order the config
+	// has them (what the MCO's delete-then-append edit leaves).
+	want := osdouble.DefaultKargs()
+	for _, e := range mc.Spec.KernelArguments {
+		want = append(want, strings.Fields(e)...)
+	}
+	if !slices.Equal(d.Kargs, want) {
+		t.Errorf("the booted deployment's kernel arguments %q, want %q (the install's, then %s's)", d.Kargs, want, cfg)
 	}
 	checkFiles(t, sn, ptr(w.cfgs[cfgA]), ptr(w.cfgs[cfg]))
 	checkNoRecord(t, sn)

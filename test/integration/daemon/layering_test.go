@@ -58,7 +58,7 @@ func (w *world) extensionsImages() (string, string) {
 	var imgs [2]string
 	for i := range imgs {
 		img, err := osimage.SynthesizeExtensions(context.Background(), osimage.ExtensionsOptions{
-			Registry: w.registry.Host(), Version: i + 1, WorkDir: w.t.TempDir()})
+			Registry: w.registry, Version: i + 1, WorkDir: w.t.TempDir()})
 		if err != nil {
 			w.t.Fatal(err)
 		}

@@ -28,18 +28,25 @@ func TestOSAdapterWithDouble(t *testing.T) {
 	defer reg.Close()
 	var imgs []string
 	for v := 1; v <= 2; v++ {
-		ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: v, SizeBytes: 2 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir()})
+		ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg, Version: v, SizeBytes: 2 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		imgs = append(imgs, ref)
 	}
 	dir := t.TempDir()
-	sysroot, run, rebootFile := filepath.Join(dir, "sysroot"), filepath.Join(dir, "run"), filepath.Join(dir, "reboot")
-	if err := osdouble.Init(ctx, sysroot, osdouble.InitialOS{ImageRef: imgs[0]}); err != nil {
+	node := osdouble.NewNode(dir)
+	sysroot, run, rebootFile := node.Sysroot, node.Run, node.RebootFile
+	// The node as installed: the registry's CA trusted, the cluster's pull
+	// secret where every rendered config puts it.
+	files := reg.TrustFiles()
+	files[pullSecretPath] = string(reg.AuthJSON())
+	if err := node.WriteFiles(files); err != nil {
 		t.Fatal(err)
 	}
-	node := osdouble.Node{Sysroot: sysroot, Run: run, RebootFile: rebootFile}
+	if err := node.Init(ctx, osdouble.InitialOS{ImageRef: imgs[0], AuthFile: filepath.Join(node.Root, pullSecretPath)}); err != nil {
+		t.Fatal(err)
+	}
 	rpmOstreed, err := node.StartDaemonProcess(ctx, rpmOstree, filepath.Join(dir, "rpm-ostreed.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +58,7 @@ func TestOSAdapterWithDouble(t *testing.T) {
 		DefaultPolicy: iso.PolicyPerObjectFsync,
 		PolicyOptions: iso.Options{Sysroot: sysroot},
 		HostRun:       run,
+		Root:          node.Root,
 		DaemonPIDFile: osdouble.DaemonPIDFile(run),
 	})
 	st, err := a.Status(ctx)
@@ -101,7 +109,7 @@ func TestOSAdapterWithDouble(t *testing.T) {
 	if st, err = a.Status(ctx); err != nil || st.Booted.Image != imgs[1] || st.Staged != nil {
 		t.Fatalf("after reboot: %+v %v", st, err)
 	}
-	d, _ := osdouble.BootedDeployment(sysroot)
+	d, _ := node.Booted()
 	if !contains(d.Kargs, "tandem.x=1") {
 		t.Errorf("kargs after reboot: %v", d.Kargs)
 	}

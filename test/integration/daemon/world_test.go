@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,7 +110,7 @@ func newWorld(t *testing.T) *world {
 	w.registry = reg
 	for i, p := range []*string{&w.imageA, &w.imageB} {
 		ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{
-			Registry: reg.Host(), Version: i + 1, SizeBytes: 3 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir(),
+			Registry: reg, Version: i + 1, SizeBytes: 3 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir(),
 		})
 		if err != nil {
 			t.Fatalf("synthesizing image v%d: %v", i+1, err)
@@ -154,8 +155,33 @@ func ignition(fs []fileSpec, units []ign3types.Unit) ign3types.Config {
 	return cfg
 }
 
+// pullSecretPath is where the MCO's template lays the cluster's pull secret,
+// mode 0600, in every rendered config (openshift/machine-config-operator
+// release-4.21 templates/common/_base/files/pull-secret.yaml); the daemon
+// hands it to rpm-ostree.
+const pullSecretPath = "/var/lib/kubelet/config.json"
+
+// withPullSecret adds the cluster's pull secret (the registry's
+// credentials) to cfg, as every config the MCO renders carries it.
+func (w *world) withPullSecret(cfg ign3types.Config) ign3types.Config {
+	for _, f := range cfg.Storage.Files {
+		if f.Path == pullSecretPath {
+			return cfg
+		}
+	}
+	src, mode := dataURL(string(w.registry.AuthJSON())), 0o600
+	cfg.Storage.Files = append(slices.Clone(cfg.Storage.Files), ign3types.File{
+		Node:          ign3types.Node{Path: pullSecretPath},
+		FileEmbedded1: ign3types.FileEmbedded1{Contents: ign3types.Resource{Source: &src}, Mode: &mode},
+	})
+	return cfg
+}
+
 func (w *world) createMC(name, image string, cfg any, kargs ...string) *mcfgv1.MachineConfig {
 	w.t.Helper()
+	if c, ok := cfg.(ign3types.Config); ok {
+		cfg = w.withPullSecret(c)
+	}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		w.t.Fatal(err)
@@ -221,7 +247,15 @@ func (w *world) installNode(name, cfgName string, cfg ign3types.Config, image st
 	if opts.Dir == "" {
 		opts.Dir = w.t.TempDir()
 	}
-	// Lay down the install config's files before the daemon starts.
+	// Lay down the install config's files before the daemon starts, and
+	// the registry's CA, which the machine trusts from its installation.
+	cfg = w.withPullSecret(cfg)
+	files0 := maps.Clone(opts.Files)
+	if files0 == nil {
+		files0 = map[string]string{}
+	}
+	maps.Copy(files0, w.registry.TrustFiles())
+	opts.Files = files0
 	nodes, err := files.Plan(filepath.Join(opts.Dir, "root"), nil, &cfg, nil)
 	if err != nil {
 		w.t.Fatal(err)

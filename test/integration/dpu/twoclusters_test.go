@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -67,6 +69,7 @@ type duo struct {
 	infraIdentity       *dpu.HostMaintenances // as tandem-dpu-infra
 	nodes               map[string]*framework.SimNode
 	imageA, imageB      string
+	registry            *osimage.Registry
 	tenantReg, infraReg *prometheus.Registry
 
 	mu         sync.Mutex
@@ -96,8 +99,9 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = reg.Close() })
+	d.registry = reg
 	for i, p := range []*string{&d.imageA, &d.imageB} {
-		if *p, err = osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg.Host(), Version: i + 1,
+		if *p, err = osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg, Version: i + 1,
 			SizeBytes: 2 << 20, Layers: 2, Uncompressed: true, WorkDir: t.TempDir()}); err != nil {
 			t.Fatal(err)
 		}
@@ -156,10 +160,17 @@ func newDuo(t *testing.T, mode dpu.Mode) *duo {
 // markerFile is the file every config of the test writes, with its own content.
 const markerFile = "/etc/tandem-test/marker"
 
+// pullSecretPath is where every rendered config lays the cluster's pull
+// secret (openshift/machine-config-operator release-4.21
+// templates/common/_base/files/pull-secret.yaml): the registry's credentials.
+const pullSecretPath = "/var/lib/kubelet/config.json"
+
 func (d *duo) createMC(cp *framework.ControlPlane, name, image, marker string) {
 	ign := map[string]any{"ignition": map[string]any{"version": "3.5.0"}, "storage": map[string]any{"files": []any{
 		map[string]any{"path": markerFile, "mode": 0o644,
 			"contents": map[string]any{"source": "data:," + strings.ReplaceAll(marker, " ", "%20")}},
+		map[string]any{"path": pullSecretPath, "mode": 0o600,
+			"contents": map[string]any{"source": "data:," + url.PathEscape(string(d.registry.AuthJSON()))}},
 	}}}
 	raw, err := json.Marshal(ign)
 	if err != nil {
@@ -172,12 +183,16 @@ func (d *duo) createMC(cp *framework.ControlPlane, name, image, marker string) {
 	}
 }
 
-// startNode boots a node on its config a: the OS image and the marker file
-// that config wrote when the node was installed.
+// startNode boots a node on its config a: the OS image and the files that
+// config wrote when the node was installed (the marker, the pull secret),
+// trusting the registry's CA.
 func (d *duo) startNode(cp *framework.ControlPlane, name, marker, daemonBin, rpmOstreeBin string, onBoot func(framework.BootEvent)) {
+	files := d.registry.TrustFiles()
+	files[markerFile], files[pullSecretPath] = marker, string(d.registry.AuthJSON())
 	d.nodes[name] = framework.NewSimNode(d.t, framework.SimNodeOptions{
 		Name: name, Kubeconfig: cp.KubeconfigPath, DaemonBinary: daemonBin, RPMOstreeBinary: rpmOstreeBin,
-		InitialImage: d.imageA, Resync: time.Second, OnBoot: onBoot, Files: map[string]string{markerFile: marker},
+		InitialImage: d.imageA, Resync: time.Second, OnBoot: onBoot, Files: files,
+		FileModes: map[string]os.FileMode{pullSecretPath: 0o600},
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
@@ -32,6 +33,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// pullSecret is where every rendered config lays the cluster's pull secret.
+const pullSecret = "/var/lib/kubelet/config.json"
 
 func install(ctx context.Context, path string) error {
 	b, err := os.ReadFile(path)
@@ -61,7 +65,21 @@ func install(ctx context.Context, path string) error {
 		}
 		fmt.Printf("vm-node-install: wrote %d paths of %s\n", len(nodes), spec.MachineConfig.Name)
 	}
-	if err := osdouble.Init(ctx, sysroot, osdouble.InitialOS{ImageRef: spec.ImageRef}); err != nil {
+	for p, c := range spec.Files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+	}
+	// The first boot pulls with the pull secret the config laid, as
+	// OpenShift's does, trusting what the machine trusts.
+	initial := osdouble.InitialOS{ImageRef: spec.ImageRef, Root: "/"}
+	if _, err := os.Stat(pullSecret); err == nil {
+		initial.AuthFile = pullSecret
+	}
+	if err := osdouble.Init(ctx, sysroot, initial); err != nil {
 		return err
 	}
 	syscall.Sync()
