@@ -37,7 +37,7 @@ func TestANewNodeJoins(t *testing.T) {
 	s := newAdoptScene(t, 1)
 	s.installMCOState([]*mcfgv1.MachineConfig{
 		baseMC(baseRegistries),
-		pullSecretMC(`{"auths":{"quay.io":{"auth":"b2xkOnNlY3JldA=="}}}`),
+		pullSecretMC(s.pullSecret("b2xkOnNlY3JldA==")),
 		sshKeyMC("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOld admin@example.com"),
 	})
 	s.startTandem()
@@ -71,6 +71,7 @@ func TestANewNodeJoins(t *testing.T) {
 	sim := framework.NewSimNode(t, framework.SimNodeOptions{
 		Name: name, Dir: dir, Kubeconfig: s.cp.KubeconfigPath, Firstboot: true,
 		DaemonBinary: s.bins.daemon, RPMOstreeBinary: s.bins.rpmOstree, InitialImage: bootImage,
+		Files: s.reg.TrustFiles(), // the installer trusts the registry's CA
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
