@@ -172,6 +172,16 @@ func New(o Options) (*Daemon, error) {
 	return &Daemon{opts: o, store: st, writer: &files.Writer{Root: o.Root, BackupDir: st.BackupDir()}}, nil
 }
 
+// setWaiting records since when the daemon waits (zero: it acts).
+func (d *Daemon) setWaiting(since time.Time) {
+	d.waitingSince = since
+	if since.IsZero() {
+		d.opts.Metrics.WaitingSince.Set(0)
+		return
+	}
+	d.opts.Metrics.WaitingSince.Set(float64(since.Unix()))
+}
+
 // Run loops until ctx ends.
 func (d *Daemon) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithValues("node", d.opts.NodeName)
@@ -189,17 +199,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 			return nil
 		}
 		a, err := d.Step(ctx)
+		backoff = nextBackoff(backoff, a.Kind, err != nil, d.opts.MaxBackoff)
 		switch {
 		case err != nil:
-			backoff = min(max(2*backoff, 200*time.Millisecond), d.opts.MaxBackoff)
 			log.Error(err, "step failed", "action", a.String(), "retryIn", backoff)
 			d.flushConditions(ctx)
-			d.waitingSince = time.Time{}
+			d.setWaiting(time.Time{})
 			d.sleep(ctx, backoff, false)
 		case a.Kind == ActWait:
-			backoff = 0
 			if d.waitingSince.IsZero() {
-				d.waitingSince = time.Now()
+				d.setWaiting(time.Now())
 			}
 			if a.Reason != lastWait {
 				log.Info("waiting", "reason", a.Reason)
@@ -207,12 +216,30 @@ func (d *Daemon) Run(ctx context.Context) error {
 			}
 			d.waitAndReport(ctx)
 		case a.Kind == ActFinalize || a.Kind == ActReboot || a.Kind == ActServeRebootRequest:
-			backoff, lastWait, d.waitingSince = 0, "", time.Time{}
+			lastWait = ""
+			d.setWaiting(time.Time{})
 			log.Info("reboot requested; waiting for the machine to go down", "action", a.String())
 			d.sleep(ctx, d.opts.RebootWait, false)
 		default:
-			backoff, lastWait, d.waitingSince = 0, "", time.Time{}
+			lastWait = ""
+			d.setWaiting(time.Time{})
 		}
+	}
+}
+
+// nextBackoff is the pause before the step after one of kind that failed
+// or not. A failure doubles it (200 ms first, ceiling at most); only a wait
+// clears it. A step that succeeds in between (state=Working before the
+// failing stage, say) keeps it, or a failing step would be retried every
+// 200 ms forever.
+func nextBackoff(prev time.Duration, kind ActionKind, failed bool, ceiling time.Duration) time.Duration {
+	switch {
+	case failed:
+		return min(max(2*prev, 200*time.Millisecond), ceiling)
+	case kind == ActWait:
+		return 0
+	default:
+		return prev
 	}
 }
 

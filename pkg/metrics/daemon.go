@@ -31,6 +31,10 @@ type Daemon struct {
 	// StageInProgress is the start time of the stage running now (0: none),
 	// so a stage that hangs shows (the StageStuck alert).
 	StageInProgress prometheus.Gauge
+	// WaitingSince is the Unix time the daemon found nothing to do but
+	// wait (for a grant, the drain controller, or nothing: the node runs its
+	// config); 0 while it acts. A daemon that never gets here is stuck.
+	WaitingSince prometheus.Gauge
 	// MCO holds the stock daemon's mcd_* series.
 	MCO MCODaemon
 }
@@ -75,11 +79,15 @@ func NewDaemon(reg prometheus.Registerer) *Daemon {
 			Namespace: DaemonNamespace, Name: "stage_started_timestamp_seconds",
 			Help: "Unix time the stage running now started; 0 while no stage runs.",
 		}),
+		WaitingSince: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: DaemonNamespace, Name: "waiting_since_timestamp_seconds",
+			Help: "Unix time since which the daemon has had nothing to do but wait; 0 while it acts.",
+		}),
 		MCO: newMCODaemon(),
 	}
 	if reg != nil {
 		reg.MustRegister(m.StageDuration, m.StageBytes, m.GrantWait, m.DrainDuration,
-			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions, m.StageInProgress)
+			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions, m.StageInProgress, m.WaitingSince)
 		reg.MustRegister(m.MCO.collectors()...)
 	}
 	return m
