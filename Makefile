@@ -13,7 +13,7 @@ INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' p
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
 	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell \
-	mco-fork mco-image test-mco
+	mco-fork mco-image mco-names test-mco
 
 all: binaries
 
@@ -40,6 +40,14 @@ MCO_IMAGE_TAG ?= machine-config-operator:tandem
 mco-image:
 	$(GO) run -tags $(GO_TAGS) ./cmd/tandem-image --output bin/mco-image --tag $(MCO_IMAGE_TAG) --base "$(IMAGE_BASE)" \
 		--fork-bin "$$(hack/mco/build.sh)" $(ARGS)
+
+## mco-names: recompute pkg/controller/render/testdata/mco-names.json with the MCO's own render code
+##   at the pinned commit (fork/cmd/mco-names), the record tandem's render is judged against
+mco-names:
+	hack/mco/build.sh >/dev/null
+	source fork/mco.env && cd fork && GOFLAGS=-mod=mod $(GO) run -tags "$(GO_TAGS) exclude_graphdriver_devicemapper exclude_graphdriver_btrfs containers_image_ostree_stub" \
+		./cmd/mco-names -cases ../pkg/controller/render/testdata/mco-cases.json \
+		-out ../pkg/controller/render/testdata/mco-names.json -commit "$$MCO_COMMIT"
 
 ## tools: build (or reuse) kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok, controller-gen
 tools:

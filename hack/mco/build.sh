@@ -69,9 +69,13 @@ ln -sfn "$src" "$fork/mco"
 
 # One identity for every binary: the MCO's pkg/version form (Raw, Hash).
 tandem_commit="$(git -C "$repo" rev-parse HEAD)"
+# A modified tree is stamped -dirty-<hash of the changes>; changes that no
+# binary is built from (tests, docs) do not count, so editing a test does
+# not rebuild the image.
 dirty=""
-if [[ -n "$(git -C "$repo" status --porcelain --untracked-files=normal -- . ':!fork/mco')" ]]; then
-	dirty="-dirty-$( { git -C "$repo" diff HEAD; git -C "$repo" ls-files -z --others --exclude-standard | xargs -0r cat; } | sha256sum | cut -c1-12)"
+pathspec=(. ':!fork/mco' ':!test' ':!**/*_test.go' ':!docs' ':!**/*.md')
+if [[ -n "$(git -C "$repo" status --porcelain --untracked-files=normal -- "${pathspec[@]}")" ]]; then
+	dirty="-dirty-$( { git -C "$repo" diff HEAD -- "${pathspec[@]}"; git -C "$repo" ls-files -z --others --exclude-standard -- "${pathspec[@]}" | xargs -0r cat; } | sha256sum | cut -c1-12)"
 fi
 hash="$tandem_commit$dirty"
 raw="$MCO_BRANCH-${MCO_COMMIT:0:8}+tandem-${tandem_commit:0:8}$dirty"
