@@ -44,3 +44,11 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// stockDaemonAdditions: on a node whose daemon pod runs the stock MCO
+// image, the world's stand-in for the MCO's daemon (which needs a real
+// RHCOS host) is tandem's daemon in the stock MCD's order: drain, then
+// pull and write, then reboot; no staging ahead.
+func stockDaemonAdditions() []string {
+	return []string{"--update-order=stock"}
+}

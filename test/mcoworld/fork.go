@@ -55,6 +55,9 @@ func LocateFork() (Fork, error) {
 // imageTemplates is where the MCO image carries the controller's templates.
 const imageTemplates = "/etc/mcc/templates"
 
+// stockController is where the fork build keeps the MCO's own controller.
+const stockController = "/usr/bin/stock/machine-config-controller"
+
 // ImagePath is the fork build's copy of a path of the MCO image: its
 // programs (/usr/bin/<name>) and the templates (/etc/mcc/templates, from
 // the MCO source, as the image's Dockerfile copies them).

@@ -23,6 +23,7 @@ import (
 // a mount are rewritten to the host's copy: the process runs on the host).
 type Container struct {
 	Pod     *corev1.Pod
+	Image   string   // the container's image
 	Command string   // the container's command[0]
 	Args    []string // command[1:] and args
 	Env     []string // KEY=VALUE
@@ -217,7 +218,7 @@ func (k *Kubelet) container(ctx context.Context, pod *corev1.Pod, name string, e
 	for i := range argv {
 		argv[i] = rewriteMounts(expandVars(argv[i], vars), mounts)
 	}
-	return Container{Pod: pod, Command: argv[0], Args: argv[1:], Env: env}, nil
+	return Container{Pod: pod, Image: spec.Image, Command: argv[0], Args: argv[1:], Env: env}, nil
 }
 
 // resolveEnv gives values and the downward API's pod fields (the MCO's

@@ -6,18 +6,21 @@ import (
 	"fmt"
 
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	configclientset "github.com/openshift/client-go/config/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/test/framework"
+	"github.com/tandem-mco/tandem/test/osimage"
 )
 
 // Namespace is the MCO's.
@@ -38,8 +41,27 @@ type Options struct {
 	// copy; default: the fork build's programs and the MCO source's
 	// templates (ForkImagePath).
 	ImagePath func(imagePath string) (string, error)
-	// EtcdCluster backs the apiserver when set (one member per master).
+	// StockImage is the pull spec that stands for the stock MCO image in
+	// a release: its pods run the MCO's own controller (the fork build's
+	// stock/machine-config-controller) and, on the nodes, tandem's daemon
+	// in the stock MCD's order (stockDaemonAdditions).
+	StockImage string
+	// EtcdCluster backs the apiserver when set; EtcdMembers names each
+	// master's member (its index), which goes down while its node reboots.
 	EtcdCluster *framework.EtcdCluster
+	EtcdMembers map[string]int
+	// Registry serves the release's OS images: nodes trust its CA, and the
+	// cluster's pull secret holds its credentials.
+	Registry *osimage.Registry
+	// Install lays each node's first boot from its pool's rendered config,
+	// as the machine-config-server and Ignition do, and runs
+	// firstboot-complete-machineconfig before the daemon; without it a
+	// node starts bare.
+	Install bool
+	// OnShutdown and OnBoot observe every node's shutdowns and boots (a
+	// master's etcd member is already handled).
+	OnShutdown func(node, cause string)
+	OnBoot     func(node string, ev framework.BootEvent)
 	// SimNode adjusts each simulated node's options before it starts.
 	SimNode func(o *framework.SimNodeOptions)
 }
@@ -61,6 +83,8 @@ type World struct {
 	nodes   map[string]*framework.SimNode
 	started map[string]int    // processes started per workload
 	metrics map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
+	// daemonPods names the pod each node's daemon runs for now.
+	daemonPods map[string]types.UID
 }
 
 // Start brings the cluster up to the point where the CVO has applied r:
@@ -90,7 +114,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, daemonPods: map[string]types.UID{}}
 	defer func() {
 		if retErr != nil {
 			_ = w.Stop()
@@ -108,9 +132,13 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cp.Kube.Discovery()))
 	w.CVO = CVO{Dynamic: dyn, Mapper: mapper, Config: w.Config, Manifests: fork.Manifests()}
+	pull := []byte(`{"auths":{}}`)
+	if o.Registry != nil {
+		pull = o.Registry.AuthJSON()
+	}
 	if err := InstallCluster(ctx, cp.Kube, w.Config, Cluster{
 		APIServerURL: cp.RESTConfig.Host, CAPEM: cp.RESTConfig.CAData, InfraName: "tandem",
-		PullSecret: []byte(`{"auths":{}}`),
+		PullSecret: pull,
 	}); err != nil {
 		return nil, err
 	}
@@ -177,6 +205,9 @@ func (w *World) workloads() []Workload {
 				if err != nil {
 					return nil, err
 				}
+				if c.Image == w.opts.StockImage {
+					c.Command = stockController
+				}
 				templates, err := w.opts.ImagePath(imageTemplates)
 				if err != nil {
 					return nil, err
@@ -213,10 +244,24 @@ func (w *World) startProcess(what string, c Container, additions []string) (Proc
 }
 
 // daemonProcess is a node's daemon under one pod: stopping it stops the
-// daemon, not the node.
-type daemonProcess struct{ n *framework.SimNode }
+// daemon, not the node, and only while that pod is the node's (the next
+// pod of a rolled DaemonSet may have started the daemon again already).
+type daemonProcess struct {
+	w   *World
+	n   *framework.SimNode
+	pod types.UID
+}
 
-func (d daemonProcess) Stop() error { return d.n.StopDaemon(30 * time.Second) }
+func (d daemonProcess) Stop() error {
+	// Under the world's lock, so that a new pod's start (which holds it)
+	// comes wholly before or after.
+	d.w.mu.Lock()
+	defer d.w.mu.Unlock()
+	if d.w.daemonPods[d.n.Name] != d.pod {
+		return nil
+	}
+	return d.n.StopDaemon(30 * time.Second)
+}
 func (d daemonProcess) Alive() error {
 	if err := d.n.Err(); err != nil {
 		return err
@@ -235,18 +280,35 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	}
 	pod := framework.PodCommand{Args: c.Args, Env: c.Env}
 	additions := daemonAdditions(w.CP.KubeconfigPath, port)
+	if c.Image == w.opts.StockImage {
+		additions = append(additions, stockDaemonAdditions()...)
+	}
 	name := c.Pod.Spec.NodeName
 	w.setMetrics("daemon/"+name, port)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started["daemon"]++
+	w.daemonPods[name] = c.Pod.UID
 	if n := w.nodes[name]; n != nil {
-		return daemonProcess{n}, n.SetPod(pod, 30*time.Second)
+		return daemonProcess{w, n, c.Pod.UID}, n.SetPod(pod, 30*time.Second)
 	}
 	// The additions go last (ExtraArgs), after the node's own flags.
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
 		Kubeconfig: w.CP.KubeconfigPath, DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
-		InitialImage: w.opts.InitialImage, Pod: &pod, ExtraArgs: additions}
+		InitialImage: w.opts.InitialImage, Pod: &pod, ExtraArgs: additions,
+		OnShutdown: func(cause string) { w.onShutdown(name, cause) },
+		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
+	}
+	if w.opts.Install {
+		// Installing waits for the pool's config: not under the lock.
+		w.mu.Unlock()
+		err := w.installNode(ctx, name, poolOf(c.Pod.Spec.NodeName, w.opts.Masters), filepath.Join(o.Dir, "root"))
+		w.mu.Lock()
+		if err != nil {
+			return nil, err
+		}
+		o.Firstboot = true
+	}
 	if w.opts.SimNode != nil {
 		w.opts.SimNode(&o)
 	}
@@ -255,7 +317,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 		return nil, err
 	}
 	w.nodes[name] = n
-	return daemonProcess{n}, nil
+	return daemonProcess{w, n, c.Pod.UID}, nil
 }
 
 func (w *World) setMetrics(key string, port int) {
@@ -270,6 +332,40 @@ func (w *World) MetricsURL(key string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.metrics[key]
+}
+
+// poolOf is the pool a node's role puts it in.
+func poolOf(node string, masters []string) string {
+	if slices.Contains(masters, node) {
+		return "master"
+	}
+	return "worker"
+}
+
+// onShutdown takes a master's etcd member down with it.
+func (w *World) onShutdown(node, cause string) {
+	if w.opts.OnShutdown != nil {
+		w.opts.OnShutdown(node, cause)
+	}
+	if i, ok := w.opts.EtcdMembers[node]; ok && w.opts.EtcdCluster != nil {
+		if err := w.opts.EtcdCluster.StopMember(i); err != nil {
+			klog.ErrorS(err, "stopping the etcd member of a rebooting master", "node", node)
+		}
+	}
+}
+
+// onBoot starts a master's etcd member again (bounded).
+func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent) {
+	if i, ok := w.opts.EtcdMembers[node]; ok && w.opts.EtcdCluster != nil && ev.Cause != "start" {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		if err := w.opts.EtcdCluster.StartMember(sctx, i); err != nil {
+			klog.ErrorS(err, "starting the etcd member of a master", "node", node)
+		}
+	}
+	if w.opts.OnBoot != nil {
+		w.opts.OnBoot(node, ev)
+	}
 }
 
 // Node is the simulated node of name, once its daemon pod ran.

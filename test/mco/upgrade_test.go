@@ -1,0 +1,366 @@
+//go:build mco
+
+package mco
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/framework"
+	"github.com/tandem-mco/tandem/test/mcoworld"
+	"github.com/tandem-mco/tandem/test/osimage"
+)
+
+// TestMCOUpgrade is an OpenShift upgrade as the CVO delivers one, through
+// tandem: the MCO's own operator (from the fork build) installs release
+// V1 on five nodes (three masters, each with its etcd member), then the
+// CVO stand-in applies release V2 — a new operator version and a new OS
+// image in the osimageurl ConfigMap. The operator rolls its daemon and
+// controller out, writes the ControllerConfig; the MCO's template
+// controller completes it and the MCO's render stamps V2; tandem stages
+// every node ahead, then grants, drains and reboots them. The upgrade is
+// done when the machine-config ClusterOperator reports V2, Available and
+// not Degraded, as an e2e-upgrade job judges it.
+func TestMCOUpgrade(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	reg, err := osimage.StartRegistry(ctx, filepath.Join(dir, "registry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Close() })
+	os1, os2 := synthesize(ctx, t, reg, 1), synthesize(ctx, t, reg, 2)
+	etcd, err := framework.StartEtcdCluster(ctx, filepath.Join(dir, "etcd"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = etcd.Stop() })
+
+	masters, workers := []string{"master-0", "master-1", "master-2"}, []string{"worker-0", "worker-1"}
+	nodes := append(slices.Clone(masters), workers...)
+	mon := newUpgradeMonitor(etcd)
+	v1 := mcoworld.NewRelease("4.21.0-tandem.1", "registry.tandem.test", os1, "")
+	w, err := mcoworld.Start(ctx, mcoworld.Options{
+		Dir: dir, Masters: masters, Workers: workers, InitialImage: os1, Registry: reg, Install: true,
+		EtcdCluster: etcd, EtcdMembers: map[string]int{"master-0": 0, "master-1": 1, "master-2": 2},
+		OnShutdown: mon.shutdown, OnBoot: mon.boot,
+	}, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Stop() })
+
+	if err := waitRelease(ctx, w, v1, nodes, 25*time.Minute); err != nil {
+		t.Fatalf("installing %s: %v\n%s", v1.Version, err, w.Diagnose(ctx))
+	}
+	before := poolTargets(ctx, t, w)
+	mon.start(ctx, t, w)
+
+	v2 := mcoworld.NewRelease("4.21.1-tandem.2", "registry.tandem.test", os2, "")
+	if _, err := w.CVO.Apply(ctx, v2); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitRelease(ctx, w, v2, nodes, 30*time.Minute); err != nil {
+		t.Fatalf("upgrading to %s: %v\n%s", v2.Version, err, w.Diagnose(ctx))
+	}
+	after := poolTargets(ctx, t, w)
+	for pool, name := range after {
+		if before[pool] == name {
+			t.Errorf("pool %s still targets %s after the upgrade: the new OS image never rendered", pool, name)
+		}
+	}
+	cv, err := w.Config.ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := mon.stagedBeforeGrant(nodesByPool(masters, workers), after)
+	reboots := mon.reboots()
+	perNode := "1"
+	for _, n := range nodes {
+		if reboots[n] != 1 {
+			perNode = fmt.Sprint(reboots)
+			t.Errorf("%s rebooted %d times during the upgrade, want 1", n, reboots[n])
+		}
+	}
+	for _, v := range mon.violations() {
+		t.Error(v)
+	}
+	if staged != len(nodes) {
+		t.Errorf("%d of %d nodes staged their new OS before their grant", staged, len(nodes))
+	}
+	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d reboots_per_node=%s\n",
+		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
+		len(cv.Spec.Overrides), staged, perNode)
+	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
+}
+
+func synthesize(ctx context.Context, t *testing.T, reg *osimage.Registry, v int) string {
+	ref, err := osimage.Synthesize(ctx, osimage.SynthOptions{Registry: reg, Version: v, SizeBytes: 2 << 20, Layers: 1, Uncompressed: true, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func nodesByPool(masters, workers []string) map[string][]string {
+	return map[string][]string{"master": masters, "worker": workers}
+}
+
+// waitRelease waits (bounded) until the machine-config ClusterOperator
+// reports r's version, Available and not Degraded, and every node is Done
+// on its pool's config.
+func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nodes []string, bound time.Duration) error {
+	return framework.Await(ctx, "release "+r.Version+" rolled out", bound, 5*time.Second, func(ctx context.Context) (bool, string, error) {
+		co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		state := fmt.Sprintf("co version %q available=%t degraded=%t progressing=%t; %s", coVersion(co),
+			coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded), coCondition(co, configv1.OperatorProgressing),
+			coMessage(co, configv1.OperatorDegraded))
+		if coVersion(co) != r.Version || !coCondition(co, configv1.OperatorAvailable) || coCondition(co, configv1.OperatorDegraded) {
+			return false, state, nil
+		}
+		for _, n := range nodes {
+			node, err := w.CP.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			a := node.Annotations
+			if a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || a[constants.CurrentConfigAnnotation] == "" ||
+				a[constants.CurrentConfigAnnotation] != a[constants.DesiredConfigAnnotation] {
+				return false, fmt.Sprintf("%s; node %s state=%s current=%s desired=%s", state, n, a[constants.StateAnnotation],
+					a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation]), nil
+			}
+		}
+		return true, "", nil
+	})
+}
+
+func coVersion(co *configv1.ClusterOperator) string {
+	for _, v := range co.Status.Versions {
+		if v.Name == "operator" {
+			return v.Version
+		}
+	}
+	return ""
+}
+
+func coCondition(co *configv1.ClusterOperator, t configv1.ClusterStatusConditionType) bool {
+	for _, c := range co.Status.Conditions {
+		if c.Type == t {
+			return c.Status == configv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func coMessage(co *configv1.ClusterOperator, t configv1.ClusterStatusConditionType) string {
+	for _, c := range co.Status.Conditions {
+		if c.Type == t && c.Status == configv1.ConditionTrue {
+			return string(t) + ": " + c.Message
+		}
+	}
+	return ""
+}
+
+func poolTargets(ctx context.Context, t *testing.T, w *mcoworld.World) map[string]string {
+	out := map[string]string{}
+	for _, p := range []string{"master", "worker"} {
+		pool, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, p, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = pool.Spec.Configuration.Name
+	}
+	return out
+}
+
+// upgradeMonitor records, from the moment the upgrade starts, what the
+// judge needs: when each node first showed a config staged and granted
+// (from a watch of the Nodes), the reboots, and which master led etcd as
+// it went down.
+type upgradeMonitor struct {
+	etcd *framework.EtcdCluster
+
+	mu            sync.Mutex
+	started       bool
+	initialLeader string
+	staged        map[string]map[string]time.Time // node -> config -> first seen staged
+	granted       map[string]map[string]time.Time // node -> config -> first seen desired
+	rebootCount   map[string]int
+	masters       []string // master shutdown order
+	asLeader      []string
+	problems      []string
+}
+
+func newUpgradeMonitor(etcd *framework.EtcdCluster) *upgradeMonitor {
+	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, rebootCount: map[string]int{}}
+}
+
+// start begins the record: the etcd leader now, and a watch of the Nodes.
+func (m *upgradeMonitor) start(ctx context.Context, t *testing.T, w *mcoworld.World) {
+	leader, err := m.leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.started, m.initialLeader = true, leader
+	m.mu.Unlock()
+	wi, err := w.CP.Kube.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer wi.Stop()
+		for ev := range wi.ResultChan() {
+			n, ok := ev.Object.(*corev1.Node)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			now := time.Now()
+			m.mu.Lock()
+			first(m.staged, n.Name, n.Annotations[constants.StagedConfigAnnotation], now)
+			first(m.granted, n.Name, n.Annotations[constants.DesiredConfigAnnotation], now)
+			m.mu.Unlock()
+		}
+	}()
+}
+
+func first(seen map[string]map[string]time.Time, node, config string, now time.Time) {
+	if config == "" {
+		return
+	}
+	if seen[node] == nil {
+		seen[node] = map[string]time.Time{}
+	}
+	if _, ok := seen[node][config]; !ok {
+		seen[node][config] = now
+	}
+}
+
+func (m *upgradeMonitor) leader(ctx context.Context) (string, error) {
+	cli, err := m.etcd.Client()
+	if err != nil {
+		return "", err
+	}
+	defer cli.Close()
+	for i := range m.etcd.Size() {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		st, err := cli.Status(sctx, m.etcd.MemberClientURL(i))
+		cancel()
+		if err != nil {
+			continue
+		}
+		members, err := cli.MemberList(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, mem := range members.Members {
+			if mem.ID == st.Leader {
+				return mem.Name, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no etcd member answered its status")
+}
+
+func (m *upgradeMonitor) shutdown(node, cause string) {
+	m.mu.Lock()
+	started := m.started
+	m.mu.Unlock()
+	if !started || !strings.HasPrefix(node, "master-") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	leader, err := m.leader(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.masters = append(m.masters, node)
+	switch {
+	case err != nil:
+		m.problems = append(m.problems, fmt.Sprintf("%s went down (%s) and the etcd leader could not be read: %v", node, cause, err))
+	case leader == node:
+		m.asLeader = append(m.asLeader, node)
+		m.problems = append(m.problems, fmt.Sprintf("%s went down (%s) while it led etcd", node, cause))
+	}
+}
+
+func (m *upgradeMonitor) boot(node string, ev framework.BootEvent) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.started || ev.Cause == "start" {
+		return
+	}
+	m.rebootCount[node]++
+	if ev.Cause != "reboot" {
+		m.problems = append(m.problems, fmt.Sprintf("%s booted after a %s", node, ev.Cause))
+	}
+}
+
+// stagedBeforeGrant counts the nodes that showed their pool's final
+// config staged before it was granted to them.
+func (m *upgradeMonitor) stagedBeforeGrant(pools map[string][]string, targets map[string]string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for pool, nodes := range pools {
+		for _, node := range nodes {
+			s, sok := m.staged[node][targets[pool]]
+			g, gok := m.granted[node][targets[pool]]
+			if sok && gok && s.Before(g) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (m *upgradeMonitor) reboots() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range m.rebootCount {
+		out[k] = v
+	}
+	return out
+}
+
+func (m *upgradeMonitor) masterOrder() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.masters)
+}
+
+func (m *upgradeMonitor) leaderReboots() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.asLeader)
+}
+
+func (m *upgradeMonitor) violations() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.problems)
+	sort.Strings(out)
+	return out
+}
