@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -57,6 +58,9 @@ type Config struct {
 	TLS *tls.Config
 	// CA is the object the CA bundle came from.
 	CA Ref
+	// ClientCert says which certificate is in use (serial, expiry), so that
+	// a rotation shows in the condition.
+	ClientCert string
 	// Skipped are endpoint entries left out, each saying why.
 	Skipped []string
 	// fingerprint identifies the content: a new one means a new client.
@@ -120,7 +124,8 @@ func Resolve(objs Objects) Result {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
-	return Result{Config: &Config{Endpoints: urls, TLS: tlsCfg, CA: caRef, Skipped: skipped, fingerprint: hex.EncodeToString(h.Sum(nil))}}
+	return Result{Config: &Config{Endpoints: urls, TLS: tlsCfg, CA: caRef, Skipped: skipped, ClientCert: describeCert(tlsCfg),
+		fingerprint: hex.EncodeToString(h.Sum(nil))}}
 }
 
 // EndpointURLs turns the etcd-endpoints ConfigMap into client URLs, as the
@@ -207,6 +212,15 @@ func ClientTLS(secret, caData map[string][]byte, caRef Ref) (*tls.Config, error)
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
+// describeCert names the client certificate: serial and expiry.
+func describeCert(c *tls.Config) string {
+	leaf := c.Certificates[0].Leaf // parsed by tls.X509KeyPair
+	if leaf == nil {
+		return ""
+	}
+	return fmt.Sprintf("serial %x, valid until %s", leaf.SerialNumber, leaf.NotAfter.UTC().Format(time.RFC3339))
+}
+
 // State is what discovery is using: the configuration (nil: none) and the
 // ordering it reports.
 type State struct {
@@ -221,8 +235,8 @@ type State struct {
 // that failed for a passing fault changes nothing once a state is known.
 func Decide(prev State, r Result) (next State, rebuild bool) {
 	if c := r.Config; c != nil {
-		msg := fmt.Sprintf("etcd at %s, with the client certificate of %s and the CA bundle of %s (from %s)",
-			strings.Join(c.Endpoints, ","), ClientCertRef, c.CA, EndpointsRef)
+		msg := fmt.Sprintf("etcd at %s (from %s), with the client certificate of %s (%s) and the CA bundle of %s",
+			strings.Join(c.Endpoints, ","), EndpointsRef, ClientCertRef, c.ClientCert, c.CA)
 		if len(c.Skipped) > 0 {
 			msg += "; skipped " + strings.Join(c.Skipped, "; ")
 		}

@@ -148,6 +148,9 @@ func TestResolve(t *testing.T) {
 				if len(r.Config.TLS.Certificates) != 1 || r.Config.TLS.RootCAs == nil {
 					t.Errorf("TLS config lacks the client certificate or the CA pool")
 				}
+				if !strings.HasPrefix(r.Config.ClientCert, "serial ") {
+					t.Errorf("client certificate described as %q", r.Config.ClientCert)
+				}
 				if !slices.Equal(r.Config.Endpoints, []string{"https://10.0.0.5:2379", "https://10.0.0.6:2379"}) {
 					t.Errorf("endpoints = %v", r.Config.Endpoints)
 				}
