@@ -121,9 +121,7 @@ func runWithSettings(ctx context.Context, o options, cfg *rest.Config, problem s
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
-	settingsInvalid := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: metrics.Namespace, Subsystem: "mcc", Name: "settings_invalid",
-		Help: "1 while tandem's settings ConfigMap is refused as invalid (the controller runs without it and holds every disruption)."})
-	reg.MustRegister(settingsInvalid)
+	settingsInvalid := metrics.NewSettingsInvalid(reg)
 	if problem != "" {
 		settingsInvalid.Set(1)
 	}
