@@ -179,6 +179,19 @@ var cases = map[string]alertCase{
 		checks: []check{{60 * time.Minute, false, nil}, {70 * time.Minute, true, map[string]string{"pool": "master", "reason": "EtcdMemberUnhealthy"}},
 			{120 * time.Minute, false, map[string]string{"reason": "MaintenanceWindow"}}},
 	},
+	"TandemEtcdLeaderOrderingOff": { // off, or on from a stale configuration, for 15m; on and sound never fires
+		load: `load 5m
+			tandem_mcc_etcd_leader_ordering{source="openshift", reason="EtcdObjectsNotFound", node="master-0", ` + ns + `} 0x6
+			tandem_mcc_etcd_leader_ordering{source="openshift", reason="EtcdObjectsStale", node="master-1", ` + ns + `} 1x6
+			tandem_mcc_etcd_leader_ordering{source="openshift", reason="EtcdObjectsDiscovered", node="master-2", ` + ns + `} 1x6`,
+		checks: []check{{10 * time.Minute, false, nil}, {20 * time.Minute, true, map[string]string{"reason": "EtcdObjectsNotFound"}},
+			{20 * time.Minute, true, map[string]string{"reason": "EtcdObjectsStale"}}, {25 * time.Minute, false, map[string]string{"reason": "EtcdObjectsDiscovered"}}},
+	},
+	"TandemSettingsInvalid": { // invalid for 5m
+		load: `load 1m
+			tandem_mcc_settings_invalid{node="master-0", ` + ns + `} 0 0 1x10`,
+		checks: []check{{6 * time.Minute, false, nil}, {8 * time.Minute, true, nil}},
+	},
 	"RolloutHalted": {
 		load: `load 1m
 			tandem_mcc_pool_breaker_open{pool="worker", node="master-0", ` + ns + `} 0 0 1 1 0`,
@@ -390,6 +403,8 @@ func TestRulesReadSeriesTandemExports(t *testing.T) {
 	reg := &descRegistry{names: map[string]bool{}}
 	metrics.NewDaemon(reg)
 	metrics.NewController(reg)
+	metrics.NewEtcdOrdering(reg)
+	metrics.NewSettingsInvalid(reg)
 	if _, err := drain.NewMetrics(reg); err != nil {
 		t.Fatal(err)
 	}

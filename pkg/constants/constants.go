@@ -133,6 +133,11 @@ const (
 	// PoolRolloutHaltedCondition is True while the pool's circuit breaker
 	// stops the rollout: too many nodes failed on the target.
 	PoolRolloutHaltedCondition = "RolloutHalted"
+	// PoolEtcdLeaderOrderingCondition, on the control-plane pool, is True
+	// while the node controller orders its disruptions by etcd leadership
+	// (its reason says where etcd's configuration came from) and False, with
+	// the reason, while it cannot: the pool then rolls out like the MCO's.
+	PoolEtcdLeaderOrderingCondition = "EtcdLeaderOrdering"
 )
 
 // DPU pairing and the HostMaintenance API.

@@ -2,14 +2,18 @@ package etcd
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/tandem-mco/tandem/pkg/flagerr"
 )
 
 // Config says how to reach etcd.
@@ -19,6 +23,9 @@ type Config struct {
 	Endpoints []string
 	// TLS client credentials; all empty means plain connections.
 	CAFile, CertFile, KeyFile string
+	// TLSConfig, when set, is used instead of the files: credentials read
+	// from the cluster's objects (pkg/etcddiscovery) rather than a mount.
+	TLSConfig *tls.Config
 	// DialTimeout bounds connecting; RequestTimeout bounds each request.
 	DialTimeout    time.Duration
 	RequestTimeout time.Duration
@@ -52,11 +59,34 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RequestTimeout, "etcd-request-timeout", DefaultRequestTimeout, "timeout of each etcd request")
 }
 
+// Validate checks the flags' values without touching the files: each
+// endpoint a URL with a scheme and host, the certificate and key given
+// together. Errors name their flag (flagerr).
+func (c Config) Validate() error {
+	var errs []error
+	for _, e := range c.Endpoints {
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, flagerr.New("etcd-endpoints", "%q is not an http:// or https:// URL", e))
+		}
+	}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		errs = append(errs, flagerr.New("etcd-cert", "--etcd-cert and --etcd-key go together"))
+	}
+	if !c.Enabled() && (c.CAFile != "" || c.CertFile != "" || c.KeyFile != "") {
+		errs = append(errs, flagerr.New("etcd-endpoints", "--etcd-cacert, --etcd-cert and --etcd-key need --etcd-endpoints"))
+	}
+	return errors.Join(errs...)
+}
+
 // Enabled reports whether an etcd source is configured.
 func (c Config) Enabled() bool { return len(c.Endpoints) > 0 }
 
 // TLS builds the client TLS config; nil when no credentials are set.
 func (c Config) TLS() (*tls.Config, error) {
+	if c.TLSConfig != nil {
+		return c.TLSConfig.Clone(), nil
+	}
 	if c.CAFile == "" && c.CertFile == "" && c.KeyFile == "" {
 		return nil, nil
 	}

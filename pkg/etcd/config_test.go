@@ -14,6 +14,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tandem-mco/tandem/pkg/flagerr"
 )
 
 // writeCert writes a self-signed certificate and key, usable as CA, server
@@ -75,5 +77,22 @@ func TestBindFlags(t *testing.T) {
 	}
 	if !c.Enabled() || (Config{}).Enabled() {
 		t.Fatalf("Enabled wrong")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		c     Config
+		names []string
+	}{
+		{Config{}, nil},
+		{Config{Endpoints: []string{"https://10.0.0.5:2379"}, CAFile: "ca", CertFile: "c", KeyFile: "k"}, nil},
+		{Config{Endpoints: []string{"10.0.0.5:2379"}}, []string{"etcd-endpoints"}},
+		{Config{Endpoints: []string{"https://10.0.0.5:2379"}, CertFile: "c"}, []string{"etcd-cert"}},
+		{Config{CAFile: "ca"}, []string{"etcd-endpoints"}},
+	} {
+		if got := flagerr.Names(tc.c.Validate()); !slices.Equal(got, tc.names) {
+			t.Errorf("%+v: names %v, want %v", tc.c, got, tc.names)
+		}
 	}
 }

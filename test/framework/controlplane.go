@@ -119,6 +119,14 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	if o.EtcdCluster != nil {
 		// envtest still starts its own etcd; the apiserver ignores it.
 		cp.env.ControlPlane.APIServer.Configure().Set("etcd-servers", strings.Join(o.EtcdCluster.ClientURLs(), ","))
+		if t := o.EtcdCluster.TLS(); t != nil {
+			// The kube-apiserver's etcd flags on OpenShift
+			// (cluster-kube-apiserver-operator release-4.21,
+			// bindata/assets/config/defaultconfig.yaml).
+			cp.env.ControlPlane.APIServer.Configure().Set("etcd-cafile", t.CAFile)
+			cp.env.ControlPlane.APIServer.Configure().Set("etcd-certfile", t.CertFile)
+			cp.env.ControlPlane.APIServer.Configure().Set("etcd-keyfile", t.KeyFile)
+		}
 	}
 	klog.InfoS("starting control plane", "name", o.Name, "dir", o.Dir)
 	before := childrenOf(os.Getpid())

@@ -2,15 +2,19 @@ package mcc
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/flagerr"
 )
 
 // gateFlags are the cluster-wide disruption gates, named as kured names
@@ -30,6 +34,45 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// Type makes the list a pflag.Value of its own (pflag then keeps it instead
+// of wrapping it): the ConfigMap reader recognizes repeatable settings by
+// it and takes one value per line.
+func (l *stringList) Type() string { return repeatableType }
+
+const repeatableType = "stringList"
+
+// validate checks the gate flags without I/O; errors name their flag.
+func (g *gateFlags) validate() error {
+	var errs []error
+	for _, s := range g.blockingPodSelectors {
+		sel, err := labels.Parse(s)
+		switch {
+		case err != nil:
+			errs = append(errs, flagerr.New("blocking-pod-selector", "%q: %v", s, err))
+		case sel.Empty():
+			errs = append(errs, flagerr.New("blocking-pod-selector", "%q selects every pod", s))
+		}
+	}
+	if g.prometheusURL != "" {
+		if u, err := url.Parse(g.prometheusURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, flagerr.New("prometheus-url", "%q is not an http:// or https:// URL", g.prometheusURL))
+		}
+	} else {
+		for name, v := range map[string]string{"prometheus-bearer-token-file": g.prometheusTokenFile, "prometheus-ca-file": g.prometheusCAFile} {
+			if v != "" {
+				errs = append(errs, flagerr.New(name, "needs --prometheus-url"))
+			}
+		}
+	}
+	if _, err := regexp.Compile(g.alertFilter); err != nil {
+		errs = append(errs, flagerr.New("alert-filter-regexp", "%v", err))
+	}
+	if g.alertFilterMatchOnly && g.alertFilter == "" {
+		errs = append(errs, flagerr.New("alert-filter-match-only", "needs --alert-filter-regexp"))
+	}
+	return errors.Join(errs...)
+}
 
 func (g *gateFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&g.blockingPodSelectors, "blocking-pod-selector",

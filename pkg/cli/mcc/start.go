@@ -3,7 +3,6 @@ package mcc
 import (
 	"context"
 	"errors"
-	goflag "flag"
 	"fmt"
 	"net/http"
 	"net/http/pprof"
@@ -29,13 +28,12 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
-	"github.com/tandem-mco/tandem/pkg/cli/clicommon"
-	"github.com/tandem-mco/tandem/pkg/controller/dpu"
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
 	"github.com/tandem-mco/tandem/pkg/controller/render"
 	"github.com/tandem-mco/tandem/pkg/etcd"
+	"github.com/tandem-mco/tandem/pkg/etcddiscovery"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
@@ -44,33 +42,6 @@ import (
 // cmd/machine-config-controller, release-4.21): a stock controller and
 // tandem's never lead at once.
 const leaseName = name
-
-type options struct {
-	// The MCO's (cmd/machine-config-controller/start.go, release-4.21).
-	kubeconfig     string
-	leaseNamespace string
-	metricsAddr    string
-	tls            clicommon.TLSFlags
-	templates      *string
-	payloadVersion *string
-
-	// tandem's.
-	kubeAPIQPS    float64
-	kubeAPIBurst  int
-	workers       int
-	drainWorkers  int
-	profiling     bool
-	updateDelay   time.Duration
-	resync        time.Duration
-	leaderElect   bool
-	leaseDuration time.Duration
-	renewDeadline time.Duration
-	retryPeriod   time.Duration
-	etcd          etcd.Config
-	dpu           dpu.Config
-	gates         gateFlags
-	upstream      Upstream
-}
 
 func newStart(templates, payloadVersion *string, upstream Upstream) *cobra.Command {
 	o := &options{templates: templates, payloadVersion: payloadVersion, upstream: upstream}
@@ -81,46 +52,59 @@ func newStart(templates, payloadVersion *string, upstream Upstream) *cobra.Comma
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			o.cli = cmd.Flags()
 			err := run(ctx, *o)
+			if errors.Is(err, errRestart) {
+				// As the MCO's feature-gate accessor does on a change of
+				// feature gates: exit cleanly, and the kubelet starts the
+				// container again, which reads the settings afresh.
+				klog.InfoS("Exiting to restart with the changed settings")
+				return nil
+			}
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}
 			return err
 		},
 	}
-	f := cmd.PersistentFlags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Kubeconfig file to access a remote cluster (testing only); empty: in-cluster config")
-	f.StringVar(&o.leaseNamespace, "resourcelock-namespace", metav1.NamespaceSystem, "namespace of the leader Lease "+leaseName)
-	f.StringVar(&o.metricsAddr, "metrics-listen-address", "127.0.0.1:8797", "Listen address for the Prometheus metrics listener (plain HTTP; the Deployment's kube-rbac-proxy serves it with TLS); empty disables it")
-	o.tls.Bind(cmd)
-
-	// kube-controller-manager's defaults: client-go's own (5 QPS, burst 10)
-	// would pace a 1,000-node stage wave at 200 s (make bench-scale).
-	f.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "queries per second to the apiserver")
-	f.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "burst of queries to the apiserver")
-	f.IntVar(&o.workers, "workers", 5, "workers per controller (but the drain controller's)")
-	f.IntVar(&o.drainWorkers, "drain-workers", 32, "drain controller workers: drains and uncordons served at once (a drain waits on evictions, holding its worker up to 90s when a PodDisruptionBudget refuses one)")
-	f.BoolVar(&o.profiling, "profiling", false, "also serve Go's profiles under /debug/pprof/ on --metrics-listen-address (as kube-controller-manager's --profiling; off by default, since a profile is expensive to take)")
-	f.DurationVar(&o.updateDelay, "node-update-delay", 500*time.Millisecond, "how long a node's change waits before its pool is planned, so that the changes of one moment are planned together (the MCO's node controller waits 5s); 0 plans at once")
-	f.DurationVar(&o.resync, "informer-resync", 10*time.Minute, "informer resync period")
-	f.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease")
-	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 137*time.Second, "leader Lease duration (OpenShift's recommended values)")
-	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 107*time.Second, "leader renew deadline")
-	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 26*time.Second, "leader retry period")
-	// etcd, DPU and gate flags are Go flag sets of their packages.
-	gofs := goflag.NewFlagSet("start", goflag.ContinueOnError)
-	o.etcd.BindFlags(gofs)
-	o.dpu.BindFlags(gofs)
-	o.gates.bind(gofs)
-	f.AddGoFlagSet(gofs)
+	o.bindMCO(cmd)
+	o.bindTandem(cmd.PersistentFlags())
 	return cmd
 }
 
-func run(ctx context.Context, o options) error {
+// run reads tandem's settings, runs the controllers with them, and returns
+// errRestart once the settings change.
+func run(parent context.Context, o options) error {
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("invalid flags: %w", err)
+	}
 	cfg, err := kubeconfig.Load(o.kubeconfig)
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	settingsKube, _, err := clientsFor(cfg, "settings")
+	if err != nil {
+		return err
+	}
+	st, err := loadSettings(parent, settingsKube, o)
+	if err != nil {
+		return err
+	}
+	ctx, restart := context.WithCancelCause(parent)
+	defer restart(nil)
+	go watchSettings(ctx, settingsKube, o, st, restart)
+	err = runWithSettings(ctx, st.o, cfg, st.problem)
+	if errors.Is(context.Cause(ctx), errRestart) && parent.Err() == nil {
+		return errRestart
+	}
+	return err
+}
+
+// runWithSettings runs the controllers (under leader election) with o;
+// problem, when set, says why the settings ConfigMap was refused, and every
+// disruption is held.
+func runWithSettings(ctx context.Context, o options, cfg *rest.Config, problem string) error {
 	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 	// The informers and leader election get clients of their own, as every
 	// controller does (clientsFor): Lease renewals must not wait behind a
@@ -137,13 +121,17 @@ func run(ctx context.Context, o options) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics.RegisterBuildInfo(reg, name, *o.payloadVersion)
+	settingsInvalid := metrics.NewSettingsInvalid(reg)
+	if problem != "" {
+		settingsInvalid.Set(1)
+	}
 	if o.metricsAddr != "" {
 		go serveMetrics(ctx, o, reg)
 	}
 	klog.InfoS("machine-config-controller starting", "payloadVersion", *o.payloadVersion, "templates", *o.templates,
 		"upstreamControllers", o.upstream != nil)
 
-	controllers := func(ctx context.Context) error { return runControllers(ctx, o, cfg, kube, mco, reg) }
+	controllers := func(ctx context.Context) error { return runControllers(ctx, o, cfg, kube, mco, reg, problem) }
 	if !o.leaderElect {
 		return controllers(ctx)
 	}
@@ -195,7 +183,7 @@ func run(ctx context.Context, o options) error {
 
 // runControllers starts the informers and the three controllers, and
 // returns when ctx ends or one of them fails.
-func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry) error {
+func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kubernetes.Interface, mco mcfgclientset.Interface, reg *prometheus.Registry, problem string) error {
 	kubeInformers := informers.NewSharedInformerFactory(kube, o.resync)
 	mcoInformers := mcfginformers.NewSharedInformerFactory(mco, o.resync)
 	nodeInformer := kubeInformers.Core().V1().Nodes()
@@ -209,21 +197,22 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
 		UpdateDelay: o.updateDelay, MachineConfigNodes: mcnInformer}
 	o.dpu.UpdateDelay = o.updateDelay
-	if o.etcd.Enabled() {
-		ec, err := etcd.New(o.etcd)
-		if err != nil {
-			return err
-		}
-		defer ec.Close()
-		nodeOpts.Etcd = node.EtcdClientSource{Client: ec}
-	} else {
-		klog.InfoS("No --etcd-endpoints: control-plane pools roll out without etcd leader ordering")
+	etcdRun, closeEtcd, err := etcdSource(ctx, o, cfg, &nodeOpts, metrics.NewEtcdOrdering(reg))
+	if err != nil {
+		return err
 	}
+	defer closeEtcd()
 	// The DPU controllers share the planner's node informer: the tenant
 	// side's veto of a grant relies on the same cache the planner reads.
 	gates, gateRuns, err := o.gates.setup(kubeInformers.Core().V1().Pods())
 	if err != nil {
 		return err
+	}
+	if problem != "" {
+		gates = append(gates, settingsHold{problem: problem})
+	}
+	if etcdRun != nil {
+		gateRuns = append(gateRuns, etcdRun)
 	}
 	// A host update the DPU side coalesces with its maintenance passes the
 	// same cluster gates as one the planner grants.
@@ -304,6 +293,31 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 		g.Go(func() error { return run(gctx) })
 	}
 	return g.Wait()
+}
+
+// etcdSource sets the node controller's etcd source: the flags' etcd, or
+// (without --etcd-endpoints) the cluster's own, found from its objects
+// (pkg/etcddiscovery) and read again every --etcd-discovery-interval; run
+// (nil with flags) keeps reading them.
+func etcdSource(ctx context.Context, o options, cfg *rest.Config, nodeOpts *node.Options, m *metrics.EtcdOrdering) (run func(context.Context) error, closeFn func(), err error) {
+	if o.etcd.Enabled() {
+		ec, err := etcd.New(o.etcd)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodeOpts.Etcd = node.EtcdClientSource{Client: ec}
+		m.Set("flags", node.EtcdOrderingFlags, true)
+		klog.InfoS("etcd leader ordering on", "endpoints", o.etcd.Endpoints)
+		return nil, func() { _ = ec.Close() }, nil
+	}
+	kube, _, err := clientsFor(cfg, "etcd-discovery")
+	if err != nil {
+		return nil, nil, err
+	}
+	src := etcddiscovery.New(kube, etcddiscovery.Options{Interval: o.etcdDiscoveryInterval, Etcd: o.etcd, Metrics: m})
+	src.Sync(ctx) // the first plans see the cluster's etcd
+	nodeOpts.Etcd = src
+	return src.Run, func() { _ = src.Close() }, nil
 }
 
 // clientsFor returns clients for one controller, each with its own rate

@@ -2,6 +2,7 @@ package dpu
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/controller/node"
+	"github.com/tandem-mco/tandem/pkg/flagerr"
 )
 
 // Config is the machine-config-controller's DPU configuration (flags).
@@ -28,6 +30,14 @@ type Config struct {
 	// TenantKubeconfig, when set, runs the infra side against the tenant
 	// cluster it points at (the tandem-dpu-infra identity).
 	TenantKubeconfig string
+	// TenantKubeconfigSecret names a Secret in the controller's namespace
+	// whose key "kubeconfig" is the tenant cluster's kubeconfig: the infra
+	// side's credentials where no file can be mounted (the MCO's Deployment).
+	// The caller reads it into TenantRESTConfig.
+	TenantKubeconfigSecret string
+	// TenantRESTConfig, when set, runs the infra side against that cluster
+	// (read from TenantKubeconfigSecret); not a flag.
+	TenantRESTConfig *rest.Config
 	// Mode: leader or external.
 	Mode string
 	// UpdateDelay: TenantOptions.UpdateDelay (the controller's
@@ -60,6 +70,7 @@ type Config struct {
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Tenant, "dpu-tenant", false, "serve HostMaintenance requests (tenant side of a DPU cluster pair)")
 	fs.StringVar(&c.TenantKubeconfig, "dpu-tenant-kubeconfig", "", "kubeconfig of the tenant cluster (infra side of a DPU cluster pair); empty disables the infra side")
+	fs.StringVar(&c.TenantKubeconfigSecret, TenantKubeconfigSecretFlag, "", "name of a Secret in the controller's namespace (--resourcelock-namespace) whose key kubeconfig is a self-contained kubeconfig of the tenant cluster (infra side, instead of --dpu-tenant-kubeconfig)")
 	fs.StringVar(&c.Mode, "dpu-mode", string(ModeLeader), "infra side: leader (tandem writes HostMaintenance requests) or external (a coordinator does)")
 	fs.BoolVar(&c.RebootHost, "dpu-reboot-host", true, "infra side, leader mode: reboot the tenant host after its DPU rebooted")
 	fs.BoolVar(&c.DrainOnDemand, "dpu-drain-on-demand", false, "infra side, leader mode: request a host's drain only when its DPU's grant is due (default: as soon as the DPU needs an update)")
@@ -71,6 +82,50 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.OutageRecovery, "dpu-outage-recovery", 30*time.Second, "infra side: remove the taint once the DPU has been back this long")
 	fs.StringVar(&c.RequiredDaemonSets, "dpu-required-daemonsets", "", "infra side: comma-separated namespace/name of DaemonSets that must run a Ready pod on a DPU for it to count as up")
 }
+
+// TenantKubeconfigSecretFlag is the flag (and ConfigMap key) naming the
+// tenant kubeconfig's Secret; TenantKubeconfigSecretKey its key.
+const (
+	TenantKubeconfigSecretFlag = "dpu-tenant-kubeconfig-secret"
+	TenantKubeconfigSecretKey  = "kubeconfig"
+)
+
+// Validate checks the values without I/O; each error names its flag
+// (flagerr).
+func (c Config) Validate() error {
+	var errs []error
+	switch Mode(c.Mode) {
+	case ModeLeader, ModeExternal:
+	default:
+		errs = append(errs, flagerr.New("dpu-mode", "%q: want %s or %s", c.Mode, ModeLeader, ModeExternal))
+	}
+	switch c.NodeMaintenance {
+	case "auto", "true", "false", "":
+	default:
+		errs = append(errs, flagerr.New("dpu-node-maintenance", "%q: want auto, true or false", c.NodeMaintenance))
+	}
+	if _, err := c.requiredDaemonSets(); err != nil {
+		errs = append(errs, flagerr.New("dpu-required-daemonsets", "%q: want namespace/name[,namespace/name...]", c.RequiredDaemonSets))
+	}
+	if c.PairingConfigMap != "" {
+		if ns, name, ok := strings.Cut(c.PairingConfigMap, "/"); !ok || ns == "" || name == "" {
+			errs = append(errs, flagerr.New("dpu-pairing-configmap", "%q: want namespace/name", c.PairingConfigMap))
+		}
+	}
+	if c.TenantKubeconfig != "" && c.TenantKubeconfigSecret != "" {
+		errs = append(errs, flagerr.New(TenantKubeconfigSecretFlag, "give the tenant's kubeconfig as a file (--dpu-tenant-kubeconfig) or a Secret, not both"))
+	}
+	for name, d := range map[string]time.Duration{"dpu-hold-threshold": c.HoldThreshold, "dpu-announce-wait": c.AnnounceWait,
+		"dpu-outage-grace": c.OutageGrace, "dpu-outage-recovery": c.OutageRecovery} {
+		if d < 0 {
+			errs = append(errs, flagerr.New(name, "%s is negative", d))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// infraSide reports whether the infra side is configured.
+func (c Config) infraSide() bool { return c.TenantKubeconfig != "" || c.TenantRESTConfig != nil }
 
 // announceWait maps the flag's 0 ("no wait") to the options' negative.
 func (c Config) announceWait() time.Duration {
@@ -169,10 +224,12 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 		gates = append(gates, t.Gate())
 		runs = append(runs, t.Run)
 	}
-	if c.TenantKubeconfig != "" {
-		tcfg, err := clientcmd.BuildConfigFromFlags("", c.TenantKubeconfig)
-		if err != nil {
-			return nil, nil, fmt.Errorf("tenant kubeconfig %s: %w", c.TenantKubeconfig, err)
+	if c.infraSide() {
+		tcfg := c.TenantRESTConfig
+		if tcfg == nil {
+			if tcfg, err = clientcmd.BuildConfigFromFlags("", c.TenantKubeconfig); err != nil {
+				return nil, nil, fmt.Errorf("tenant kubeconfig %s: %w", c.TenantKubeconfig, err)
+			}
 		}
 		hm, err := NewHostMaintenances(tcfg)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"testing"
 	"time"
+
+	"github.com/tandem-mco/tandem/pkg/flagerr"
 )
 
 func TestConfigFlags(t *testing.T) {
@@ -49,5 +51,29 @@ func TestConfigSetupRejectsBadInput(t *testing.T) {
 	}
 	if gates, runs, err := (Config{}).Setup(nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil || gates != nil || runs != nil {
 		t.Errorf("nothing configured: got %v %v %v", gates, runs, err)
+	}
+}
+
+// Validate names the flag of each bad value, without I/O.
+func TestConfigValidate(t *testing.T) {
+	ok := Config{Mode: "leader", NodeMaintenance: "auto"}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults refused: %v", err)
+	}
+	for _, tc := range []struct {
+		c    Config
+		flag string
+	}{
+		{Config{Mode: "lead"}, "dpu-mode"},
+		{Config{Mode: "leader", NodeMaintenance: "maybe"}, "dpu-node-maintenance"},
+		{Config{Mode: "leader", RequiredDaemonSets: "ovnkube-node"}, "dpu-required-daemonsets"},
+		{Config{Mode: "leader", PairingConfigMap: "env-overrides"}, "dpu-pairing-configmap"},
+		{Config{Mode: "leader", TenantKubeconfig: "/k", TenantKubeconfigSecret: "s"}, TenantKubeconfigSecretFlag},
+		{Config{Mode: "leader", OutageGrace: -time.Second}, "dpu-outage-grace"},
+	} {
+		err := tc.c.Validate()
+		if names := flagerr.Names(err); len(names) != 1 || names[0] != tc.flag {
+			t.Errorf("%+v: %v; want one error naming %s", tc.c, err, tc.flag)
+		}
 	}
 }

@@ -136,6 +136,11 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 		c.mcns = m.Lister()
 		c.synced = append(c.synced, m.Informer().HasSynced)
 	}
+	if s, ok := opts.Etcd.(EtcdOrderingSource); ok {
+		// A change of etcd's configuration re-plans every pool: an idle
+		// control-plane pool shows it in its condition at once.
+		s.OnOrderingChange(c.enqueueAllPools)
+	}
 	c.statusPacer = newStatusPacer(opts.StatusInterval)
 	c.recorder, c.broadcaster = events.NewRecorder(opts.Recorder, mcfgscheme.Scheme, ComponentName)
 	_, _ = poolInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -173,6 +178,17 @@ func (c *Controller) enqueuePool(obj any) {
 		return
 	}
 	c.queue.Add(key)
+}
+
+func (c *Controller) enqueueAllPools() {
+	pools, err := c.pools.List(labels.Everything())
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	for _, p := range pools {
+		c.queue.Add(p.Name)
+	}
 }
 
 func (c *Controller) enqueueNode(obj any) {
@@ -233,7 +249,12 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 	}
 	pv := ViewOfPool(pool)
 	var etcdFacts EtcdFacts
+	var ordering *EtcdOrdering
 	if c.opts.Etcd != nil && pv.Target != "" {
+		o := etcdOrderingOf(c.opts.Etcd)
+		ordering = &o
+	}
+	if ordering != nil && ordering.On {
 		// Asked outside the admission lock: etcd may be slow to answer.
 		nodes, err := c.nodesOf(pool)
 		if err != nil {
@@ -248,7 +269,7 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 			c.rememberMembers(etcdFacts)
 		}
 	}
-	r, views, now, err := c.admit(ctx, pool, pv, etcdFacts)
+	r, views, now, err := c.admit(ctx, pool, pv, etcdFacts, ordering)
 	if err != nil || r.Status == nil {
 		return 0, err // no status: not rendered yet; the render controller's update requeues us
 	}
@@ -299,7 +320,7 @@ func (c *Controller) Sync(ctx context.Context, name string) (time.Duration, erro
 
 // admit plans the pool and writes its stage and grant assignments (see
 // AdmitPool) with the controller's informer cache and kube client.
-func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts) (Result, []NodeView, time.Time, error) {
+func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, pv PoolView, etcdFacts EtcdFacts, ordering *EtcdOrdering) (Result, []NodeView, time.Time, error) {
 	now := c.opts.Now()
 	w := kubeNodeWriter{kube: c.kube, fold: c.taintFold(pool)}
 	t := planTimer{list: func() ([]*corev1.Node, error) { return c.nodesOf(pool) }, w: w}
@@ -307,7 +328,7 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 	if err != nil {
 		return Result{}, nil, now, err
 	}
-	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, Gates: c.opts.Gates, Degraded: degraded}, &t)
+	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, EtcdOrdering: ordering, Gates: c.opts.Gates, Degraded: degraded}, &t)
 	if m := c.opts.PlanMetrics; m != nil && err == nil {
 		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
 	}

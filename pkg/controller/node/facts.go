@@ -18,6 +18,9 @@ type Facts struct {
 	// the MCO's (no leader ordering). A snapshot whose Err is not nil means
 	// etcd is unreachable: no control-plane disruption is granted.
 	Etcd EtcdFacts
+	// EtcdOrdering, when set, is reported in the control-plane pool's
+	// EtcdLeaderOrdering condition (nil: no etcd source at all, no condition).
+	EtcdOrdering *EtcdOrdering
 	// Gates may each veto a node's disruption grant (e.g. a DPU whose tenant
 	// host is not drained yet). A veto never consumes maxUnavailable capacity.
 	Gates []DisruptionGate

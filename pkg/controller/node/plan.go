@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Plan decides, for one pool, which nodes may stage the pool's target config,
@@ -59,6 +61,7 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	status := computeStatus(pool, nodes, r.Holds, facts.Now)
 	r.Events = append(r.Events, setRolloutHalted(&status, pool.Status, pool, breaker, facts.Now)...)
 	r.Events = append(r.Events, heldEvents(pool.Status, status)...)
+	r.Events = append(r.Events, setEtcdOrdering(&status, pool.Status, pool, facts.EtcdOrdering, metav1.NewTime(facts.Now))...)
 	r.Status = &status
 	return r
 }

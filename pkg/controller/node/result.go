@@ -68,6 +68,10 @@ const (
 	HoldBlockingPods       HoldReason = "BlockingPods"
 	HoldFiringAlerts       HoldReason = "FiringAlerts"
 	HoldCircuitBreaker     HoldReason = "CircuitBreakerOpen"
+	// HoldInvalidSettings: the controller's settings (its ConfigMap) are
+	// invalid, so it runs without them and disrupts nothing until they are
+	// fixed.
+	HoldInvalidSettings HoldReason = "InvalidSettings"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
@@ -75,7 +79,7 @@ const (
 func (r HoldReason) Safety() bool {
 	switch r {
 	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate,
-		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker:
+		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker, HoldInvalidSettings:
 		return true
 	}
 	return false

@@ -19,15 +19,7 @@ import (
 // would leave them, and the worker pool on config with maxUnavailable 1.
 func createWorkers(ctx context.Context, t *testing.T, cp *framework.ControlPlane, config string, paused bool, names ...string) {
 	t.Helper()
-	for _, name := range names {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
-			Labels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""},
-			Annotations: map[string]string{constants.CurrentConfigAnnotation: config, constants.DesiredConfigAnnotation: config,
-				constants.StateAnnotation: constants.MachineConfigDaemonStateDone}}}
-		if _, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createWorkerNodes(ctx, t, cp, config, names...)
 	one := intstr.FromInt(1)
 	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
 		Spec: mcfgv1.MachineConfigPoolSpec{
@@ -37,5 +29,20 @@ func createWorkers(ctx context.Context, t *testing.T, cp *framework.ControlPlane
 		}}
 	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// createWorkerNodes creates worker nodes done on config, as their daemons
+// would leave them.
+func createWorkerNodes(ctx context.Context, t *testing.T, cp *framework.ControlPlane, config string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""},
+			Annotations: map[string]string{constants.CurrentConfigAnnotation: config, constants.DesiredConfigAnnotation: config,
+				constants.StateAnnotation: constants.MachineConfigDaemonStateDone}}}
+		if _, err := cp.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
