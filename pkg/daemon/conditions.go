@@ -7,44 +7,18 @@ import (
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tandem-mco/tandem/pkg/daemon/mcnstatus"
 )
 
 // AllConditionTypes are the MachineConfigNode conditions the daemon keeps,
-// as the MCO does; a fresh MachineConfigNode gets all of them (False,
-// NotYetOccurred). ImagePulledFromRegistry carries the stage progress.
-var AllConditionTypes = []mcfgv1.StateProgress{
-	mcfgv1.MachineConfigNodeUpdatePrepared,
-	mcfgv1.MachineConfigNodeUpdateExecuted,
-	mcfgv1.MachineConfigNodeUpdatePostActionComplete,
-	mcfgv1.MachineConfigNodeUpdateComplete,
-	mcfgv1.MachineConfigNodeResumed,
-	mcfgv1.MachineConfigNodeUpdateDrained,
-	mcfgv1.MachineConfigNodeUpdateFilesAndOS,
-	mcfgv1.MachineConfigNodeImagePulledFromRegistry,
-	mcfgv1.MachineConfigNodeUpdateCordoned,
-	mcfgv1.MachineConfigNodeUpdateRebooted,
-	mcfgv1.MachineConfigNodeUpdated,
-	mcfgv1.MachineConfigNodeUpdateUncordoned,
-	mcfgv1.MachineConfigNodeNodeDegraded,
-}
+// as the MCO does; every MachineConfigNode has all of them (mcnstatus).
+// ImagePulledFromRegistry carries the stage progress.
+var AllConditionTypes = mcnstatus.Types
 
-// progressTypes are reset to False once an update is complete (the MCO
-// keeps "Updated" as the only true progress condition between updates).
-var progressTypes = map[mcfgv1.StateProgress]bool{
-	mcfgv1.MachineConfigNodeUpdatePrepared:           true,
-	mcfgv1.MachineConfigNodeUpdateExecuted:           true,
-	mcfgv1.MachineConfigNodeUpdatePostActionComplete: true,
-	mcfgv1.MachineConfigNodeUpdateComplete:           true,
-	mcfgv1.MachineConfigNodeResumed:                  true,
-	mcfgv1.MachineConfigNodeUpdateDrained:            true,
-	mcfgv1.MachineConfigNodeUpdateFilesAndOS:         true,
-	mcfgv1.MachineConfigNodeUpdateCordoned:           true,
-	mcfgv1.MachineConfigNodeUpdateRebooted:           true,
-	mcfgv1.MachineConfigNodeUpdateUncordoned:         true,
-}
-
-// IsProgressCondition tells whether t is reset to False when Updated turns True.
-func IsProgressCondition(t string) bool { return progressTypes[mcfgv1.StateProgress(t)] }
+// IsProgressCondition tells whether t is reset to False when Updated turns
+// True.
+func IsProgressCondition(t string) bool { return mcnstatus.IsProgress(t) }
 
 func cond(t mcfgv1.StateProgress, s metav1.ConditionStatus, reason, format string, args ...any) metav1.Condition {
 	return metav1.Condition{Type: string(t), Status: s, Reason: reason, Message: fmt.Sprintf(format, args...)}

@@ -190,7 +190,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err := files.RemoveStaleTemps(d.store.Dir); err != nil {
 		log.Error(err, "removing stale temporary files", "dir", d.store.Dir)
 	}
-	d.ensureMachineConfigNode(ctx)
+	d.reportAtStart(ctx)
 	backoff := time.Duration(0)
 	lastWait := ""
 	for {

@@ -81,26 +81,21 @@ func (d *Daemon) flushOnExit(ctx context.Context) {
 	d.flushConditions(fctx)
 }
 
-// machineConfigNodeEnsurer is implemented by clusters that can create the
-// node's MachineConfigNode ahead of its first report (pkg/daemon/kube).
-type machineConfigNodeEnsurer interface {
-	EnsureMachineConfigNode(ctx context.Context, node *corev1.Node) error
-}
-
-// ensureMachineConfigNode creates the node's MachineConfigNode when it
-// starts, as the MCO's operator does for every node (its sync.go
-// syncMachineConfigNodes): `oc get machineconfignodes` lists every node, not
-// only those that updated once. Best effort: the first report creates it too.
-func (d *Daemon) ensureMachineConfigNode(ctx context.Context) {
-	e, ok := d.opts.Cluster.(machineConfigNodeEnsurer)
-	if !ok {
-		return
-	}
+// reportAtStart brings the node's MachineConfigNode up to date when the
+// daemon starts: created when missing (as the MCO's operator creates one for
+// every node, sync.go syncMachineConfigNodes, so `oc get machineconfignodes`
+// lists every node), every condition present (the operator's creates it
+// without any, and the MCO's node controller stops reading a pool's
+// MachineConfigNodes at one without conditions, status.go calculateStatus),
+// and Updated and configVersion as the node is (the MCO's daemon writes
+// Updated=True at its first sync of a settled node). Best effort: the first
+// report writes it too. A status that is already right is not written.
+func (d *Daemon) reportAtStart(ctx context.Context) {
 	node, err := d.opts.Cluster.Node(ctx)
 	if err == nil {
-		err = e.EnsureMachineConfigNode(ctx, node)
+		err = d.opts.Cluster.ReportConditions(ctx, node, nil)
 	}
 	if err != nil && ctx.Err() == nil {
-		klog.FromContext(ctx).Error(err, "creating the MachineConfigNode")
+		klog.FromContext(ctx).Error(err, "updating the MachineConfigNode")
 	}
 }

@@ -105,7 +105,6 @@ func (n *simNode) run(ctx context.Context) {
 func (n *simNode) startDaemon(ctx context.Context, wg *sync.WaitGroup) {
 	cluster := &kube.Client{
 		Kube: n.kube, MCO: n.mco, NodeName: n.name,
-		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
 	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)

@@ -202,7 +202,6 @@ func runStart(ctx context.Context, o *startOptions) error {
 
 	cluster := &kube.Client{
 		Kube: kc, MCO: mc, Operator: op, NodeName: nodeName,
-		AllConditionTypes: daemon.AllConditionTypes, IsProgress: daemon.IsProgressCondition,
 	}
 	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)

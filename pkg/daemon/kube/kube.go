@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,11 +28,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/daemon/mcnstatus"
 )
-
-// NotYetSet is the MachineConfigNode's desired config before one is known
-// (the MCO's placeholder).
-const NotYetSet = "not-yet-set"
 
 // Client talks to the apiserver for one node.
 type Client struct {
@@ -43,10 +39,6 @@ type Client struct {
 	// nil: the MCO's built-in defaults apply.
 	Operator operatorclientset.Interface
 	NodeName string
-	// AllConditionTypes are created (False, NotYetOccurred) on a new
-	// MachineConfigNode; IsProgress marks those reset when Updated turns True.
-	AllConditionTypes []mcfgv1.StateProgress
-	IsProgress        func(conditionType string) bool
 
 	// configs, once WatchConfigs ran, serves MachineConfig from watches.
 	configs *namedWatches
@@ -154,112 +146,77 @@ func (c *Client) MachineConfiguration(ctx context.Context) (*opv1.MachineConfigu
 	return mc, nil
 }
 
-// ReportConditions sets conditions on the node's MachineConfigNode (created
-// when missing) and its config versions from the node's annotations.
+// ReportConditions writes the node's MachineConfigNode status (creating the
+// MachineConfigNode when missing): conds, oldest first, and what the MCO's
+// readers derive from the node (mcnstatus.Next), from node as read for this
+// write. A write that would change nothing is not made. nil conds brings the
+// status up to date with the node (the daemon does so when it starts).
 func (c *Client) ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		mcn, err := c.ensureMCN(ctx, node)
+		mcn, err := c.getOrCreateMCN(ctx, node)
 		if err != nil {
 			return err
 		}
-		updated := false
-		for _, cd := range conds {
-			if cd.Type == string(mcfgv1.MachineConfigNodeUpdated) && cd.Status == metav1.ConditionTrue {
-				updated = true
+		next := mcnstatus.Next(mcn.Status, mcn.Generation, mcnstatus.NodeOf(node), conds, metav1.Now())
+		if !equality.Semantic.DeepEqual(mcn.Status, next) {
+			mcn.Status = next
+			if mcn, err = c.MCO.MachineconfigurationV1().MachineConfigNodes().UpdateStatus(ctx, mcn, metav1.UpdateOptions{}); err != nil {
+				return err
 			}
 		}
-		for _, cd := range conds {
-			meta.SetStatusCondition(&mcn.Status.Conditions, cd)
-		}
-		if updated && c.IsProgress != nil {
-			// As the MCO: once Updated, the progress conditions of the finished
-			// update turn False and say what they did.
-			for i := range mcn.Status.Conditions {
-				cd := &mcn.Status.Conditions[i]
-				if c.IsProgress(cd.Type) && cd.Status != metav1.ConditionFalse {
-					cd.Status = metav1.ConditionFalse
-					cd.LastTransitionTime = metav1.Now()
-					cd.Message = fmt.Sprintf("Action during update to %s: %s", node.Annotations[constants.DesiredConfigAnnotation], cd.Message)
-				}
-			}
-		}
-		desired := node.Annotations[constants.DesiredConfigAnnotation]
-		if desired == "" {
-			desired = NotYetSet
-		}
-		mcn.Status.ConfigVersion = &mcfgv1.MachineConfigNodeStatusMachineConfigVersion{
-			Current: node.Annotations[constants.CurrentConfigAnnotation],
-			Desired: desired,
-		}
-		if mcn.Generation > 0 {
-			mcn.Status.ObservedGeneration = mcn.Generation
-		}
-		_, err = c.MCO.MachineconfigurationV1().MachineConfigNodes().UpdateStatus(ctx, mcn, metav1.UpdateOptions{})
-		return err
+		// The spec after the status: a version with the new spec and the old
+		// status would show the MCO's readers a moment that never was.
+		return c.followDesired(ctx, mcn, node)
 	})
 }
 
-// EnsureMachineConfigNode creates the node's MachineConfigNode, with every
-// condition not yet occurred, when there is none; otherwise it writes
-// nothing.
-func (c *Client) EnsureMachineConfigNode(ctx context.Context, node *corev1.Node) error {
-	_, err := c.MCO.MachineconfigurationV1().MachineConfigNodes().Get(ctx, c.NodeName, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		return nil
-	case apierrors.IsNotFound(err):
-		return c.ReportConditions(ctx, node, nil)
-	}
-	return fmt.Errorf("getting MachineConfigNode %s: %w", c.NodeName, err)
-}
-
-func (c *Client) ensureMCN(ctx context.Context, node *corev1.Node) (*mcfgv1.MachineConfigNode, error) {
+// getOrCreateMCN returns the node's MachineConfigNode, created (as the MCO's
+// operator creates it, syncMachineConfigNodes) when there is none.
+func (c *Client) getOrCreateMCN(ctx context.Context, node *corev1.Node) (*mcfgv1.MachineConfigNode, error) {
 	api := c.MCO.MachineconfigurationV1().MachineConfigNodes()
-	desired := node.Annotations[constants.DesiredConfigAnnotation]
-	if desired == "" {
-		desired = NotYetSet
-	}
 	mcn, err := api.Get(ctx, c.NodeName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		mcn = &mcfgv1.MachineConfigNode{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: c.NodeName,
-				OwnerReferences: []metav1.OwnerReference{{
-					APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID,
-				}},
-			},
-			Spec: mcfgv1.MachineConfigNodeSpec{
-				Node:          mcfgv1.MCOObjectReference{Name: c.NodeName},
-				Pool:          mcfgv1.MCOObjectReference{Name: PoolName(node)},
-				ConfigVersion: mcfgv1.MachineConfigNodeSpecMachineConfigVersion{Desired: desired},
-			},
-		}
-		created, err := api.Create(ctx, mcn, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("creating MachineConfigNode %s: %w", c.NodeName, err)
-		}
-		if err != nil {
-			return api.Get(ctx, c.NodeName, metav1.GetOptions{})
-		}
-		mcn = created
-		for _, t := range c.AllConditionTypes {
-			meta.SetStatusCondition(&mcn.Status.Conditions, metav1.Condition{
-				Type: string(t), Status: metav1.ConditionFalse, Reason: "NotYetOccurred",
-				Message: fmt.Sprintf("This node has not yet entered the %s phase", t),
-			})
-		}
+	if err == nil {
 		return mcn, nil
-	case err != nil:
+	}
+	if !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("getting MachineConfigNode %s: %w", c.NodeName, err)
 	}
-	if mcn.Spec.ConfigVersion.Desired != desired {
-		mcn.Spec.ConfigVersion.Desired = desired
-		if mcn, err = api.Update(ctx, mcn, metav1.UpdateOptions{}); err != nil {
-			return nil, fmt.Errorf("updating MachineConfigNode %s spec: %w", c.NodeName, err)
-		}
+	mcn = &mcfgv1.MachineConfigNode{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: c.NodeName,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID,
+			}},
+		},
+		Spec: mcfgv1.MachineConfigNodeSpec{
+			Node:          mcfgv1.MCOObjectReference{Name: c.NodeName},
+			Pool:          mcfgv1.MCOObjectReference{Name: PoolName(node)},
+			ConfigVersion: mcfgv1.MachineConfigNodeSpecMachineConfigVersion{Desired: mcnstatus.NodeOf(node).DesiredOrNotYetSet()},
+		},
 	}
-	return mcn, nil
+	created, err := api.Create(ctx, mcn, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return api.Get(ctx, c.NodeName, metav1.GetOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating MachineConfigNode %s: %w", c.NodeName, err)
+	}
+	return created, nil
+}
+
+// followDesired keeps spec.configVersion.desired on the node's
+// desiredConfig, as the MCO's node controller keeps it when it sets one
+// (UpdateMachineConfigNodeSpecDesiredAnnotations).
+func (c *Client) followDesired(ctx context.Context, mcn *mcfgv1.MachineConfigNode, node *corev1.Node) error {
+	desired := mcnstatus.NodeOf(node).DesiredOrNotYetSet()
+	if mcn.Spec.ConfigVersion.Desired == desired {
+		return nil
+	}
+	mcn.Spec.ConfigVersion.Desired = desired
+	if _, err := c.MCO.MachineconfigurationV1().MachineConfigNodes().Update(ctx, mcn, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("updating MachineConfigNode %s spec: %w", c.NodeName, err)
+	}
+	return nil
 }
 
 // PoolName guesses the node's pool from its role labels, as the MCO's
