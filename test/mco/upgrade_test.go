@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/test/framework"
 	"github.com/tandem-mco/tandem/test/mcoworld"
 	"github.com/tandem-mco/tandem/test/osimage"
@@ -44,7 +45,10 @@ func TestMCOUpgrade(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = reg.Close() })
 	os1, os2 := synthesize(ctx, t, reg, 1), synthesize(ctx, t, reg, 2)
-	etcd, err := framework.StartEtcdCluster(ctx, filepath.Join(dir, "etcd"), 3)
+	// etcd as OpenShift runs it: TLS with client certificates, each member
+	// on its own address at :2379, published in the etcd operator's objects
+	// (tandem's controller finds it there: the operator passes no flag).
+	etcd, err := framework.StartEtcdClusterWith(ctx, filepath.Join(dir, "etcd"), framework.EtcdClusterOptions{Members: 3, TLS: true, OwnAddresses: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +95,14 @@ func TestMCOUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	staged := mon.stagedBeforeGrant(nodesByPool(masters, workers), after)
+	pools := nodesByPool(masters, workers)
+	// The planner grants up to maxUnavailable nodes at once, staged ones
+	// first (DESIGN.md "The controller"); at a rollout's start none is
+	// staged yet, so the first grants precede their stage, and the daemon
+	// stages before it drains. The promise judged is "nothing is drained
+	// until the stage is done"; the grant order is reported.
+	staged := mon.stagedBeforeGrant(pools, after)
+	stagedBeforeDrain := mon.stagedBeforeDrain(pools, after)
 	reboots := mon.reboots()
 	perNode := "1"
 	for _, n := range nodes {
@@ -103,12 +114,23 @@ func TestMCOUpgrade(t *testing.T) {
 	for _, v := range mon.violations() {
 		t.Error(v)
 	}
-	if staged != len(nodes) {
-		t.Errorf("%d of %d nodes staged their new OS before their grant", staged, len(nodes))
+	if stagedBeforeDrain != len(nodes) {
+		t.Errorf("%d of %d nodes staged their new OS before they were cordoned: %s", stagedBeforeDrain, len(nodes), mon.stageTimes(pools, after))
 	}
-	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d reboots_per_node=%s\n",
+	t.Logf("stage, grant and cordon times: %s", mon.stageTimes(pools, after))
+	ordering := "absent"
+	if p, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, "master", metav1.GetOptions{}); err == nil {
+		if c := node.FindCondition(p.Status.Conditions, constants.PoolEtcdLeaderOrderingCondition); c != nil {
+			ordering = fmt.Sprintf("%s (%s: %s)", c.Status, c.Reason, c.Message)
+			if c.Status != corev1.ConditionTrue {
+				t.Errorf("the master pool's %s condition is %s: tandem's controller did not find etcd from the cluster's objects", constants.PoolEtcdLeaderOrderingCondition, ordering)
+			}
+		}
+	}
+	t.Logf("master pool %s: %s", constants.PoolEtcdLeaderOrderingCondition, ordering)
+	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s\n",
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
-		len(cv.Spec.Overrides), staged, perNode)
+		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode)
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
 }
 
@@ -206,6 +228,7 @@ type upgradeMonitor struct {
 	initialLeader string
 	staged        map[string]map[string]time.Time // node -> config -> first seen staged
 	granted       map[string]map[string]time.Time // node -> config -> first seen desired
+	cordoned      map[string]time.Time            // node -> first seen unschedulable
 	rebootCount   map[string]int
 	masters       []string // master shutdown order
 	asLeader      []string
@@ -213,7 +236,7 @@ type upgradeMonitor struct {
 }
 
 func newUpgradeMonitor(etcd *framework.EtcdCluster) *upgradeMonitor {
-	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, rebootCount: map[string]int{}}
+	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, rebootCount: map[string]int{}}
 }
 
 // start begins the record: the etcd leader now, and a watch of the Nodes.
@@ -240,6 +263,9 @@ func (m *upgradeMonitor) start(ctx context.Context, t *testing.T, w *mcoworld.Wo
 			m.mu.Lock()
 			first(m.staged, n.Name, n.Annotations[constants.StagedConfigAnnotation], now)
 			first(m.granted, n.Name, n.Annotations[constants.DesiredConfigAnnotation], now)
+			if _, seen := m.cordoned[n.Name]; n.Spec.Unschedulable && !seen {
+				m.cordoned[n.Name] = now
+			}
 			m.mu.Unlock()
 		}
 	}()
@@ -333,6 +359,41 @@ func (m *upgradeMonitor) stagedBeforeGrant(pools map[string][]string, targets ma
 		}
 	}
 	return n
+}
+
+// stagedBeforeDrain counts the nodes that showed their pool's final
+// config staged before they were first cordoned (DESIGN.md: nothing is
+// drained until the stage is done).
+func (m *upgradeMonitor) stagedBeforeDrain(pools map[string][]string, targets map[string]string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for pool, nodes := range pools {
+		for _, node := range nodes {
+			s, sok := m.staged[node][targets[pool]]
+			c, cok := m.cordoned[node]
+			if sok && cok && s.Before(c) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// stageTimes says, per node, when its pool's final config first showed
+// staged and granted (for the message of a failed check).
+func (m *upgradeMonitor) stageTimes(pools map[string][]string, targets map[string]string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for pool, nodes := range pools {
+		for _, node := range nodes {
+			s, g := m.staged[node][targets[pool]], m.granted[node][targets[pool]]
+			out = append(out, fmt.Sprintf("%s staged=%s granted=%s cordoned=%s", node, s.Format("15:04:05.000"), g.Format("15:04:05.000"), m.cordoned[node].Format("15:04:05.000")))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
 
 func (m *upgradeMonitor) reboots() map[string]int {

@@ -83,6 +83,7 @@ type World struct {
 	nodes   map[string]*framework.SimNode
 	started map[string]int    // processes started per workload
 	metrics map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
+	images  map[string]string // the image of the pod that started it, by the same key
 	// daemonPods names the pod each node's daemon runs for now.
 	daemonPods map[string]types.UID
 }
@@ -114,7 +115,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, daemonPods: map[string]types.UID{}}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}}
 	defer func() {
 		if retErr != nil {
 			_ = w.Stop()
@@ -141,6 +142,14 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 		PullSecret: pull,
 	}); err != nil {
 		return nil, err
+	}
+	// An installed cluster's etcd operator has published where etcd is and
+	// the client certificate the kube-apiserver uses (tandem's controller
+	// finds etcd from these, as it would on OpenShift).
+	if c := o.EtcdCluster; c != nil && c.TLS() != nil {
+		if err := framework.PublishEtcdObjects(ctx, cp.Kube, c, c.TLS().CertPEM, c.TLS().KeyPEM); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.addNodes(ctx); err != nil {
 		return nil, err
@@ -212,7 +221,7 @@ func (w *World) workloads() []Workload {
 				if err != nil {
 					return nil, err
 				}
-				w.setMetrics("controller", port)
+				w.setMetrics("controller", port, c.Image)
 				return w.startProcess("controller", c, controllerAdditions(kc, port, templates))
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
@@ -284,7 +293,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 		additions = append(additions, stockDaemonAdditions()...)
 	}
 	name := c.Pod.Spec.NodeName
-	w.setMetrics("daemon/"+name, port)
+	w.setMetrics("daemon/"+name, port, c.Image)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started["daemon"]++
@@ -320,10 +329,19 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	return daemonProcess{w, n, c.Pod.UID}, nil
 }
 
-func (w *World) setMetrics(key string, port int) {
+func (w *World) setMetrics(key string, port int, image string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.metrics[key] = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	w.images[key] = image
+}
+
+// ProcessImage is the image whose pod started the latest process of key
+// ("controller", "daemon/<node>").
+func (w *World) ProcessImage(key string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.images[key]
 }
 
 // MetricsURL is where the latest process of key ("controller",

@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -138,63 +136,16 @@ func TestControllerFindsEtcdFromOpenShiftObjects(t *testing.T) {
 	}
 }
 
-// publishEtcdObjects writes what the etcd operator publishes
-// (openshift/cluster-etcd-operator release-4.21): openshift-etcd/etcd-endpoints
-// as its EtcdEndpointsController writes it (member ID in hex -> the IP of
-// its first peer URL, learners left out;
-// pkg/operator/etcdendpointscontroller/etcdendpointscontroller.go), and the
-// client certificate and CA bundle its resource sync copies to
-// openshift-config (pkg/operator/resourcesynccontroller/resourcesynccontroller.go:
-// etcd-client, etcd-ca-bundle and etcd-serving-ca).
 func publishEtcdObjects(ctx context.Context, t *testing.T, cp *framework.ControlPlane, cluster *framework.EtcdCluster, cert, key []byte) {
 	t.Helper()
-	cli, err := cluster.Client()
-	if err != nil {
+	if err := framework.PublishEtcdObjects(ctx, cp.Kube, cluster, cert, key); err != nil {
 		t.Fatal(err)
 	}
-	defer cli.Close()
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	list, err := cli.MemberList(lctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	endpoints := map[string]string{}
-	for _, m := range list.Members {
-		if m.IsLearner {
-			continue
-		}
-		u, err := url.Parse(m.PeerURLs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		endpoints[fmt.Sprintf("%x", m.ID)] = u.Hostname()
-	}
-	ca := string(cluster.TLS().CAPEM)
-	for _, cm := range []*corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Namespace: etcddiscovery.EndpointsNamespace, Name: etcddiscovery.EndpointsName}, Data: endpoints},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: etcddiscovery.ConfigNamespace, Name: etcddiscovery.CABundleName}, Data: map[string]string{etcddiscovery.CABundleKey: ca}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: etcddiscovery.ConfigNamespace, Name: etcddiscovery.ServingCAName}, Data: map[string]string{etcddiscovery.CABundleKey: ca}},
-	} {
-		if _, err := cp.Kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	putClientCert(ctx, t, cp, cert, key)
 }
 
-// putClientCert creates or replaces openshift-config/etcd-client (a
-// kubernetes.io/tls Secret, as the etcd operator's cert signer makes it).
 func putClientCert(ctx context.Context, t *testing.T, cp *framework.ControlPlane, cert, key []byte) {
 	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: etcddiscovery.ConfigNamespace, Name: etcddiscovery.ClientCertName},
-		Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: cert, corev1.TLSPrivateKeyKey: key}}
-	secrets := cp.Kube.CoreV1().Secrets(s.Namespace)
-	_, err := secrets.Create(ctx, s, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		_, err = secrets.Update(ctx, s, metav1.UpdateOptions{})
-	}
-	if err != nil {
+	if err := framework.PutEtcdClientCert(ctx, cp.Kube, cert, key); err != nil {
 		t.Fatal(err)
 	}
 }
