@@ -26,7 +26,9 @@ import (
 )
 
 // ConfigFor returns the name of the MachineOSConfig that makes pool layered,
-// "" when none does. Should several name the pool, the first by name is
+// "" when none does. The CRD allows one per pool, named as the pool (its
+// rule "MachineOSConfig name must match the referenced MachineConfigPool
+// name"); should several name the pool anyway, the first by name is
 // returned, so the answer does not depend on the order of the list.
 func ConfigFor(moscs []*mcfgv1.MachineOSConfig, pool string) string {
 	var names []string
