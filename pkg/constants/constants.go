@@ -138,6 +138,12 @@ const (
 	// (its reason says where etcd's configuration came from) and False, with
 	// the reason, while it cannot: the pool then rolls out like the MCO's.
 	PoolEtcdLeaderOrderingCondition = "EtcdLeaderOrdering"
+	// PoolOnClusterLayeringRefusedCondition is True while a MachineOSConfig
+	// selects the pool (the MCO's on-cluster layering, which tandem does not
+	// roll out): no node of the pool is staged or granted a new config. Its
+	// reason is MachineOSConfigSelectsPool, its message names the
+	// MachineOSConfig.
+	PoolOnClusterLayeringRefusedCondition = "OnClusterLayeringRefused"
 )
 
 // DPU pairing and the HostMaintenance API.

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	configclientset "github.com/openshift/client-go/config/clientset/versioned"
+	configinformers "github.com/openshift/client-go/config/informers/externalversions"
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
 	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
+	"github.com/tandem-mco/tandem/pkg/controller/masters"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/controller/nodemeta"
 	"github.com/tandem-mco/tandem/pkg/controller/render"
@@ -194,8 +197,9 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	// controller both admit disruption against a pool's maxUnavailable.
 	admission := node.NewAdmission()
 	mcnInformer := mcoInformers.Machineconfiguration().V1().MachineConfigNodes()
+	moscInformer := mcoInformers.Machineconfiguration().V1().MachineOSConfigs()
 	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
-		UpdateDelay: o.updateDelay, MachineConfigNodes: mcnInformer}
+		UpdateDelay: o.updateDelay, MachineConfigNodes: mcnInformer, MachineOSConfigs: moscInformer}
 	o.dpu.UpdateDelay = o.updateDelay
 	etcdRun, closeEtcd, err := etcdSource(ctx, o, cfg, &nodeOpts, metrics.NewEtcdOrdering(reg))
 	if err != nil {
@@ -252,9 +256,25 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	if err != nil {
 		return err
 	}
-	metaCtrl, err := nodemeta.NewController(metaKube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs(), nodemeta.Options{})
+	metaCtrl, err := nodemeta.NewController(metaKube, nodeInformer, poolInformer, mcoInformers.Machineconfiguration().V1().ControllerConfigs(),
+		nodemeta.Options{MachineOSConfigs: moscInformer})
 	if err != nil {
 		return fmt.Errorf("node metadata controller: %w", err)
+	}
+	// The MCO's master scheduling: the masters' NoSchedule taint and worker
+	// label from the Scheduler's mastersSchedulable.
+	mastersKube, _, err := clientsFor(cfg, "masters-controller")
+	if err != nil {
+		return err
+	}
+	configClient, err := configclientset.NewForConfig(rest.AddUserAgent(rest.CopyConfig(cfg), "machine-config-controller/masters-controller"))
+	if err != nil {
+		return fmt.Errorf("config client: %w", err)
+	}
+	configInformers := configinformers.NewSharedInformerFactory(configClient, o.resync)
+	mastersCtrl, err := masters.NewController(mastersKube, nodeInformer, configInformers.Config().V1().Schedulers())
+	if err != nil {
+		return fmt.Errorf("masters controller: %w", err)
 	}
 	drainMetrics, err := drain.NewMetrics(reg)
 	if err != nil {
@@ -271,8 +291,10 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 
 	kubeInformers.Start(ctx.Done())
 	mcoInformers.Start(ctx.Done())
+	configInformers.Start(ctx.Done())
 	defer kubeInformers.Shutdown()
 	defer mcoInformers.Shutdown()
+	defer configInformers.Shutdown()
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return nodeCtrl.Run(gctx, o.workers) })
@@ -286,6 +308,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	}
 	g.Go(func() error { return drainCtrl.Run(gctx, o.drainWorkers) })
 	g.Go(func() error { return metaCtrl.Run(gctx, 1) })
+	g.Go(func() error { return mastersCtrl.Run(gctx, 1) })
 	for _, run := range gateRuns {
 		g.Go(func() error { return run(gctx) })
 	}

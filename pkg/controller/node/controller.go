@@ -30,6 +30,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/events"
+	"github.com/tandem-mco/tandem/pkg/controller/layering"
 	"github.com/tandem-mco/tandem/pkg/controller/queue"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
@@ -75,6 +76,10 @@ type Options struct {
 	// Degraded (it counts a node failed after the pool's grace); nil: not
 	// read, and a failing node counts at once.
 	MachineConfigNodes mcfginformers.MachineConfigNodeInformer
+	// MachineOSConfigs tell which pools are on-cluster layered: those are
+	// refused (no stage, no grant, the OnClusterLayeringRefused condition);
+	// nil: not read, and no pool is.
+	MachineOSConfigs mcfginformers.MachineOSConfigInformer
 }
 
 // Controller is the node controller's reconciler: it keeps pools' nodes
@@ -85,6 +90,7 @@ type Controller struct {
 	nodes       corelisters.NodeLister
 	pools       mcfglisters.MachineConfigPoolLister
 	mcns        mcfglisters.MachineConfigNodeLister // nil without Options.MachineConfigNodes
+	layering    *layering.Source                    // nil without Options.MachineOSConfigs
 	synced      []cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
 	opts        Options
@@ -135,6 +141,16 @@ func NewController(kube kubernetes.Interface, mco mcfgclientset.Interface,
 	if m := opts.MachineConfigNodes; m != nil {
 		c.mcns = m.Lister()
 		c.synced = append(c.synced, m.Informer().HasSynced)
+	}
+	// A MachineOSConfig's pool is planned again at once when it comes, goes
+	// or names another pool.
+	src, err := layering.NewSource(opts.MachineOSConfigs, func(pool string) { c.queue.Add(pool) })
+	if err != nil {
+		utilruntime.HandleError(err)
+	}
+	if src != nil {
+		c.layering = src
+		c.synced = append(c.synced, src.Synced())
 	}
 	if s, ok := opts.Etcd.(EtcdOrderingSource); ok {
 		// A change of etcd's configuration re-plans every pool: an idle
@@ -328,7 +344,12 @@ func (c *Controller) admit(ctx context.Context, pool *mcfgv1.MachineConfigPool, 
 	if err != nil {
 		return Result{}, nil, now, err
 	}
-	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, EtcdOrdering: ordering, Gates: c.opts.Gates, Degraded: degraded}, &t)
+	mosc, err := c.layering.ConfigFor(pool.Name)
+	if err != nil {
+		return Result{}, nil, now, err
+	}
+	r, views, err := AdmitPool(ctx, c.admission, pv, t.listNodes, Facts{Now: now, Etcd: etcdFacts, EtcdOrdering: ordering, Gates: c.opts.Gates,
+		Degraded: degraded, MachineOSConfig: mosc}, &t)
 	if m := c.opts.PlanMetrics; m != nil && err == nil {
 		m.Duration.WithLabelValues(pool.Name).Observe(t.decided().Seconds())
 	}

@@ -28,6 +28,10 @@ type Facts struct {
 	// circuit breaker counts a node failed once it has been Degraded for
 	// the pool's grace. Nil: not read (a failing node counts at once).
 	Degraded DegradedConditions
+	// MachineOSConfig names the MachineOSConfig that selects the pool, ""
+	// when none does (pkg/controller/layering). Such a pool is on-cluster
+	// layered, which tandem does not roll out: it is refused.
+	MachineOSConfig string
 }
 
 // EtcdFacts is a snapshot of etcd membership. On OpenShift masters members

@@ -16,6 +16,9 @@ import (
 //   - A pool without a target config is left alone (the render controller
 //     has not rendered it yet).
 //   - A paused pool gets no stage and no grant; only its status is computed.
+//   - A pool a MachineOSConfig selects (on-cluster layering) gets no stage
+//     and no grant either, and its stageConfigs are withdrawn; its status
+//     says why (refuseLayered).
 //   - Stage wave: stageConfig goes to nodes that need the target, bounded by
 //     the pool's stage concurrency (default: all).
 //   - Grants: desiredConfig goes to at most maxUnavailable nodes (MCO
@@ -43,9 +46,14 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	}
 	breaker := EvaluateBreaker(pool, nodes, facts.Degraded, facts.Now)
 	r.Breaker = breaker
-	if !pool.Paused && breaker.Open {
+	layered := facts.MachineOSConfig != ""
+	switch {
+	case pool.Paused:
+	case layered:
+		refuseLayered(&r, pool, nodes, facts.MachineOSConfig)
+	case breaker.Open:
 		halt(&r, pool, nodes, breaker)
-	} else if !pool.Paused {
+	default:
 		order := newEtcdOrder(pool, nodes, facts.Etcd)
 		if maxErr != nil {
 			for _, n := range nodes {
@@ -58,7 +66,8 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 		}
 		planStages(&r, pool, withGrants(nodes, r.Grant), order)
 	}
-	status := computeStatus(pool, nodes, r.Holds, facts.Now)
+	status := computeStatus(pool, nodes, r.Holds, facts.MachineOSConfig, facts.Now)
+	r.Events = append(r.Events, setLayeringRefused(&status, pool, facts.MachineOSConfig, facts.Now)...)
 	r.Events = append(r.Events, setRolloutHalted(&status, pool.Status, pool, breaker, facts.Now)...)
 	r.Events = append(r.Events, heldEvents(pool.Status, status)...)
 	r.Events = append(r.Events, setEtcdOrdering(&status, pool.Status, pool, facts.EtcdOrdering, metav1.NewTime(facts.Now))...)

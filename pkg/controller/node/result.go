@@ -72,6 +72,10 @@ const (
 	// invalid, so it runs without them and disrupts nothing until they are
 	// fixed.
 	HoldInvalidSettings HoldReason = "InvalidSettings"
+	// HoldOnClusterLayering: a MachineOSConfig selects the pool (on-cluster
+	// layering, which tandem does not roll out); reported in the pool's
+	// OnClusterLayeringRefused condition, not in DisruptionHeld.
+	HoldOnClusterLayering HoldReason = "OnClusterLayering"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
@@ -109,6 +113,10 @@ const (
 	EventInvalidSetting   = "InvalidSetting"
 	EventRolloutHalted    = "RolloutHalted"
 	EventRolloutResumed   = "RolloutResumed"
+	// EventOnClusterLayeringRefused: a MachineOSConfig selects the pool.
+	EventOnClusterLayeringRefused = "OnClusterLayeringRefused"
+	// EventOnClusterLayeringCleared: no MachineOSConfig selects it any more.
+	EventOnClusterLayeringCleared = "OnClusterLayeringCleared"
 )
 
 func normal(reason, msg string) Event {

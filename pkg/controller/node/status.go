@@ -17,7 +17,7 @@ import (
 // from the node annotations (getUpdatedMachines, getReadyMachines,
 // getUnavailableMachines, getDegradedMachines) and the Updated, Updating,
 // NodeDegraded and Degraded conditions; plus tandem's DisruptionHeld.
-func computeStatus(pool PoolView, nodes []NodeView, holds []Hold, now time.Time) mcfgv1.MachineConfigPoolStatus {
+func computeStatus(pool PoolView, nodes []NodeView, holds []Hold, mosc string, now time.Time) mcfgv1.MachineConfigPoolStatus {
 	var updated, ready, unavailable int32
 	var degraded []NodeView
 	for _, n := range nodes {
@@ -64,9 +64,12 @@ func computeStatus(pool PoolView, nodes []NodeView, holds []Hold, now time.Time)
 		status.Configuration = pool.Configuration
 	} else {
 		set(mcfgv1.MachineConfigPoolUpdated, corev1.ConditionFalse, "", "")
-		if pool.Paused {
+		switch {
+		case pool.Paused:
 			set(mcfgv1.MachineConfigPoolUpdating, corev1.ConditionFalse, "", "Pool is paused; will not update to "+line)
-		} else {
+		case mosc != "":
+			set(mcfgv1.MachineConfigPoolUpdating, corev1.ConditionFalse, "", layeringMessage(mosc)+"; will not update to "+line)
+		default:
 			set(mcfgv1.MachineConfigPoolUpdating, corev1.ConditionTrue, "", "All nodes are updating to "+line)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/pkg/controller/layering"
 	"github.com/tandem-mco/tandem/pkg/controller/queue"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	Delay time.Duration
 	// FoldWindow: see FoldWindow (0: FoldWindow; negative: none).
 	FoldWindow time.Duration
+	// MachineOSConfigs tell which pools are on-cluster layered: their nodes
+	// are left alone, as the MCO's node controller leaves a layered pool's
+	// until its image is built (pkg/controller/layering). nil: not read.
+	MachineOSConfigs mcfginformersv1.MachineOSConfigInformer
 }
 
 // Controller applies Decide to the nodes of every pool. Keys are pool names.
@@ -57,6 +62,7 @@ type Controller struct {
 	nodeLister corelistersv1.NodeLister
 	poolLister mcfglistersv1.MachineConfigPoolLister
 	ccLister   mcfglistersv1.ControllerConfigLister
+	layering   *layering.Source
 	synced     []cache.InformerSynced
 	queue      workqueue.TypedRateLimitingInterface[string]
 	delay      time.Duration
@@ -94,6 +100,14 @@ func NewController(kube kubernetes.Interface, nodes coreinformersv1.NodeInformer
 		kube: kube, nodeLister: nodes.Lister(), poolLister: pools.Lister(), ccLister: ccs.Lister(),
 		synced: []cache.InformerSynced{nodes.Informer().HasSynced, pools.Informer().HasSynced, ccs.Informer().HasSynced},
 		queue:  queue.New(ComponentName),
+	}
+	src, err := layering.NewSource(opts.MachineOSConfigs, func(pool string) { c.queue.AddAfter(pool, c.delay) })
+	if err != nil {
+		return nil, err
+	}
+	if src != nil {
+		c.layering = src
+		c.synced = append(c.synced, src.Synced())
 	}
 	all := func(any) { c.enqueueAll() }
 	for name, inf := range map[string]cache.SharedIndexInformer{"pools": pools.Informer(), "ControllerConfigs": ccs.Informer()} {
@@ -145,14 +159,9 @@ func (c *Controller) enqueueAll() {
 
 // Run works until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) error {
-	defer c.queue.ShutDown()
-	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("controller", "nodemeta"))
-	if err := queue.WaitForCaches(ctx, "nodemeta", "node metadata controller: informer caches", c.synced...); err != nil {
-		return err
-	}
-	queue.Workers{Queue: c.queue, Sync: queue.NoRequeue(c.sync), KeyName: "pool",
-		FailureMessage: "Updating node taints and annotations failed; will retry", QuietConflicts: true}.Run(ctx, workers)
-	return nil
+	return queue.Workers{Queue: c.queue, Sync: queue.NoRequeue(c.sync), KeyName: "pool",
+		FailureMessage: "Updating node taints and annotations failed; will retry", QuietConflicts: true,
+	}.Serve(ctx, "nodemeta", "node metadata controller: informer caches", workers, c.synced...)
 }
 
 func (c *Controller) sync(ctx context.Context, name string) error {
@@ -162,6 +171,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if mosc, err := c.layering.ConfigFor(name); err != nil || mosc != "" {
+		return err // on-cluster layered: the node controller refuses it
 	}
 	sel, err := metav1.LabelSelectorAsSelector(pool.Spec.NodeSelector)
 	if err != nil || pool.Spec.NodeSelector == nil || sel.Empty() {

@@ -105,3 +105,16 @@ func New(name string) workqueue.TypedRateLimitingInterface[string] {
 	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
 }
+
+// Serve is a controller's Run: it names the controller in ctx's logger,
+// waits for the caches (what names them in the error), runs n workers until
+// ctx ends and shuts the queue down.
+func (w Workers) Serve(ctx context.Context, controller, what string, n int, synced ...cache.InformerSynced) error {
+	defer w.Queue.ShutDown()
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("controller", controller))
+	if err := WaitForCaches(ctx, controller, what, synced...); err != nil {
+		return err
+	}
+	w.Run(ctx, n)
+	return nil
+}

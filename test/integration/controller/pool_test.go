@@ -46,3 +46,21 @@ func createWorkerNodes(ctx context.Context, t *testing.T, cp *framework.ControlP
 		}
 	}
 }
+
+// workerConfigs creates the worker pool selecting the worker role's
+// MachineConfigs, with maxUnavailable, and its first MachineConfig; the
+// controller renders it.
+func workerConfigs(ctx context.Context, t *testing.T, cp *framework.ControlPlane, maxUnavailable int) {
+	t.Helper()
+	addMachineConfig(ctx, t, cp, constants.WorkerPool, "00-worker", "")
+	mu := intstr.FromInt(maxUnavailable)
+	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
+		Spec: mcfgv1.MachineConfigPoolSpec{
+			MachineConfigSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.MachineConfigRoleLabel: constants.WorkerPool}},
+			NodeSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}},
+			MaxUnavailable:        &mu,
+		}}
+	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

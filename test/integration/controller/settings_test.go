@@ -9,10 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/tandem-mco/tandem/pkg/cli/mcc"
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -54,17 +52,7 @@ func TestControllerSettingsConfigMap(t *testing.T) {
 	if _, err := cp.Kube.CoreV1().ConfigMaps(mcoNamespace).Create(ctx, settings, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	addMachineConfig(ctx, t, cp, constants.WorkerPool, "00-worker", "")
-	two := intstr.FromInt(2)
-	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
-		Spec: mcfgv1.MachineConfigPoolSpec{
-			MachineConfigSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.MachineConfigRoleLabel: constants.WorkerPool}},
-			NodeSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}},
-			MaxUnavailable:        &two,
-		}}
-	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workerConfigs(ctx, t, cp, 2)
 
 	runs := startController(ctx, t, &running, append(mcoDeploymentArgs(), "--kubeconfig="+kubeconfig)...)
 	target := waitTarget(ctx, t, cp, constants.WorkerPool, "")
