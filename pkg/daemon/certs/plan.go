@@ -47,9 +47,40 @@ const (
 	// bundle's file with ".." turned into ":" (host..port is host:port),
 	// with the bundle in ca.crt.
 	RegistryCertsDir = "/etc/docker/certs.d"
+	// UserCABundlePath is the cluster's user CA bundle, laid by a
+	// MachineConfig; like the writer's bundles, a config that drops it
+	// does not remove it.
+	UserCABundlePath = "/etc/pki/ca-trust/source/anchors/openshift-config-user-ca-bundle.crt"
 	// KubeletUnit is restarted by a re-bootstrap.
 	KubeletUnit = "kubelet.service"
 )
+
+// How the MCO's update path treats the writer's files when a MachineConfig
+// also lists them (release-4.21), so that the writer's content is never
+// fought over:
+//   - on-disk validation skips them (on_disk_validation.go
+//     getFilesToIgnore);
+//   - an update, unlike the first boot, does not write the kubelet CA
+//     (update.go writeFiles with skipCertificateWrite, set by the daemon's
+//     update path in daemon.go);
+//   - a config that drops them does not remove them (update.go
+//     deleteStaleData certsToSkip).
+
+// ValidationSkips tells whether the on-disk validation of a config skips
+// host path p.
+func ValidationSkips(p string) bool {
+	return p == KubeletCAPath || p == CloudCAPath || p == InternalRegistryPullSecretPath
+}
+
+// UpdateSkipsWrite tells whether an update leaves p as it is although
+// the new config lists it.
+func UpdateSkipsWrite(p string) bool { return p == KubeletCAPath }
+
+// UpdateKeepsDropped tells whether an update leaves p in place although the
+// new config no longer lists it.
+func UpdateKeepsDropped(p string) bool {
+	return p == UserCABundlePath || p == KubeletCAPath || p == CloudCAPath
+}
 
 // Annotations and the ConfigMap of the contract.
 const (
