@@ -41,6 +41,15 @@
 // that `make bench-disruption` can measure both orders with the same code;
 // everything after the stage (record, rollback, finalize) is shared.
 //
+// # Beside the loop: the certificate writer
+//
+// pkg/daemon/certs keeps the ControllerConfig's CA bundles, the internal
+// registry's pull secret and a rotated server CA on the node, as the MCO's
+// certificate writer does, from a watch of the ControllerConfig and in a
+// goroutine of its own (cmd start wires it): it holds no update state and
+// Next never waits on it. Its only signal to the loop is a node annotation
+// write (lastSyncedControllerConfigResourceVersion), which wakes it.
+//
 // # Crash safety: the record and the rollback choice
 //
 // WriteFiles first copies every path it will replace or remove into a backup

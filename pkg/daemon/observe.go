@@ -140,7 +140,7 @@ func (d *Daemon) filesDrift(pc *parsedConfig) string {
 	if err != nil {
 		return fmt.Sprintf("cannot plan the config's files: %v", err)
 	}
-	if err := d.writer.Verify(nodes); err != nil {
+	if err := d.writer.Verify(validated(nodes)); err != nil {
 		return strings.ReplaceAll(err.Error(), "\n", "; ")
 	}
 	return ""

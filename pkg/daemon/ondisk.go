@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 
+	"github.com/tandem-mco/tandem/pkg/daemon/certs"
 	"github.com/tandem-mco/tandem/pkg/daemon/files"
 	"github.com/tandem-mco/tandem/pkg/mcfg"
 )
@@ -92,10 +94,25 @@ func (d *Daemon) checkDisk(ob *observation, mc *mcfgv1.MachineConfig) string {
 	if err != nil {
 		return err.Error()
 	}
-	if err := d.writer.Verify(nodes); err != nil {
+	if err := d.writer.Verify(validated(nodes)); err != nil {
 		return err.Error()
 	}
 	return ""
+}
+
+// validated are the nodes an on-disk validation checks: not the
+// certificate writer's files, whose content it owns (certs.ValidationSkips).
+func validated(nodes []files.Node) []files.Node {
+	return slices.DeleteFunc(slices.Clone(nodes), func(n files.Node) bool { return certs.ValidationSkips(n.Path) })
+}
+
+// forUpdate are the nodes an update writes or removes: not the kubelet CA,
+// which the certificate writer keeps (certs.UpdateSkipsWrite), nor the
+// certificate bundles a config no longer lists (certs.UpdateKeepsDropped).
+func forUpdate(nodes []files.Node) []files.Node {
+	return slices.DeleteFunc(slices.Clone(nodes), func(n files.Node) bool {
+		return certs.UpdateSkipsWrite(n.Path) || (n.Kind == files.KindAbsent && certs.UpdateKeepsDropped(n.Path))
+	})
 }
 
 // storeOnDiskConfig writes the on-disk currentconfig (and an empty

@@ -374,7 +374,11 @@ func (d *Daemon) plan(ob *observation, from, to string) ([]files.Node, error) {
 		klog.Background().Info("old config unavailable; its files are not removed", "config", from)
 		oldCfg = nil
 	}
-	return files.Plan(d.opts.Root, oldCfg, newCfg, d.owners())
+	nodes, err := files.Plan(d.opts.Root, oldCfg, newCfg, d.owners())
+	if err != nil {
+		return nil, err
+	}
+	return forUpdate(nodes), nil
 }
 
 // writeFiles backs up, records, then replaces every path of the config.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/cli/clicommon"
 	"github.com/tandem-mco/tandem/pkg/daemon"
+	"github.com/tandem-mco/tandem/pkg/daemon/certs"
 	"github.com/tandem-mco/tandem/pkg/daemon/kube"
 	"github.com/tandem-mco/tandem/pkg/iso"
 	"github.com/tandem-mco/tandem/pkg/kubeconfig"
@@ -206,6 +207,9 @@ func runStart(ctx context.Context, o *startOptions) error {
 	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)
 	go cluster.WatchNode(ctx, wake)
+	// The certificate writer runs beside the update loop, as the MCO's
+	// runs beside its daemon's worker (pkg/daemon/certificate_writer.go).
+	go (&certs.Writer{Root: n.root, Cluster: cluster, Host: h}).Run(ctx)
 
 	var hook daemon.Hook
 	if dir := os.Getenv(EnvTestHookDir); dir != "" {

@@ -56,17 +56,7 @@ const maxConfigWatches = 5
 func (c *Client) WatchConfigs(ctx context.Context) {
 	api := c.MCO.MachineconfigurationV1().MachineConfigs()
 	c.configs = newNamedWatches(ctx, &mcfgv1.MachineConfig{}, maxConfigWatches, func(name string) cache.ListerWatcher {
-		sel := fields.OneTermEqualSelector("metadata.name", name).String()
-		return &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				o.FieldSelector = sel
-				return api.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				o.FieldSelector = sel
-				return api.Watch(ctx, o)
-			},
-		}
+		return oneNamed(name, api.List, api.Watch)
 	})
 }
 
@@ -260,16 +250,8 @@ func decisionInputChanged(o, n any) bool {
 // its status), until ctx ends.
 // The daemon re-reads the node with Node() after each signal.
 func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.NodeName).String()
-			return c.Kube.CoreV1().Nodes().List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", c.NodeName).String()
-			return c.Kube.CoreV1().Nodes().Watch(ctx, o)
-		},
-	}
+	nodes := c.Kube.CoreV1().Nodes()
+	lw := oneNamed(c.NodeName, nodes.List, nodes.Watch)
 	notify := func(any) {
 		select {
 		case wake <- struct{}{}:
@@ -300,4 +282,21 @@ func (c *Client) WatchNode(ctx context.Context, wake chan<- struct{}) {
 	defer c.own.watching(nil)
 	klog.FromContext(ctx).V(2).Info("watching node", "node", c.NodeName)
 	inf.RunWithContext(ctx)
+}
+
+// oneNamed lists and watches the one object called name, with the list and
+// watch calls of its kind's client.
+func oneNamed[L runtime.Object](name string, list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) *cache.ListWatch {
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return watchFn(ctx, o)
+		},
+	}
 }

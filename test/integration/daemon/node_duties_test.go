@@ -17,7 +17,28 @@ import (
 	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
-// TestNodeDutiesOS: two duties of a node towards rpm-ostree, on the strict
+// TestNodeDuties checks a node's duties that no stock-MCO-compatible
+// update would show missing, each against the upstream it follows, on one
+// control plane: first towards rpm-ostree (nodeDutiesOS), then the
+// certificate writer (nodeDutiesCertificates, node_duties_certs_test.go).
+// It prints "node-duties: pull_auth=ok repeated_kargs=ok certificates=K/K"
+// when all hold, K the certificate destinations checked.
+func TestNodeDuties(t *testing.T) {
+	w := newWorld(t)
+	var pullAuth, repeatedKargs bool
+	// In order: the certificate writer's ControllerConfig gives every node
+	// the internal registry's pull secret, which rpm-ostree's auth file
+	// would then point at.
+	t.Run("os", func(t *testing.T) { pullAuth, repeatedKargs = nodeDutiesOS(t, w.in(t)) })
+	var certsOK, certsChecked int
+	t.Run("certificates", func(t *testing.T) { certsOK, certsChecked = nodeDutiesCertificates(t, w.in(t)) })
+	if t.Failed() || !pullAuth || !repeatedKargs || certsChecked == 0 || certsOK != certsChecked {
+		return
+	}
+	fmt.Printf("node-duties: pull_auth=ok repeated_kargs=ok certificates=%d/%d\n", certsOK, certsChecked)
+}
+
+// nodeDutiesOS: two duties of a node towards rpm-ostree, on the strict
 // double (test/osdouble/README.md) and a registry that requires
 // authentication, as every OpenShift release registry does.
 //
@@ -33,9 +54,8 @@ import (
 //     kernel arguments followed by the config's, in order and as often (the
 //     MCO's edit: delete the old config's, append the new config's).
 //
-// It prints "node-duties-os: pull_auth=ok repeated_kargs=ok" when both hold.
-func TestNodeDutiesOS(t *testing.T) {
-	w := newWorld(t)
+// It returns whether each held.
+func nodeDutiesOS(t *testing.T, w *world) (pullAuth, repeatedKargs bool) {
 	a, _ := w.standardConfigs()
 	h1 := ignition([]fileSpec{{"/etc/tandem-test/app.conf", "version=h1\n", 0o644}}, nil)
 	h2 := ignition([]fileSpec{{"/etc/tandem-test/app.conf", "version=h2\n", 0o644}}, nil)
@@ -50,7 +70,7 @@ func TestNodeDutiesOS(t *testing.T) {
 	sn := w.installNode("node-duties-os", cfgA, a, w.imageA, framework.SimNodeOptions{})
 	w.drainer.autoGrant(sn.Name, true)
 
-	pullAuth, repeatedKargs := true, true
+	pullAuth, repeatedKargs = true, true
 	update := func(cfg, image string, kargs []string, boots int) {
 		t.Helper()
 		w.annotate(sn.Name, map[string]string{constants.StageConfigAnnotation: cfg})
@@ -88,7 +108,5 @@ func TestNodeDutiesOS(t *testing.T) {
 	}
 	update(cfgH1, w.imageB, h1Kargs, 2)
 	update(cfgH2, w.imageA, []string{"hugepagesz=1G hugepages=8", "hugepagesz=2M hugepages=16"}, 3)
-	if !t.Failed() && pullAuth && repeatedKargs {
-		fmt.Println("node-duties-os: pull_auth=ok repeated_kargs=ok")
-	}
+	return pullAuth && !t.Failed(), repeatedKargs && !t.Failed()
 }
