@@ -263,6 +263,10 @@ func NewSimNode(t testing.TB, o SimNodeOptions) *SimNode {
 type PodCommand struct {
 	Args []string
 	Env  []string
+	// Extra are the test-only additions of this pod's process, after the
+	// node's ExtraArgs (a pod of another image may need others, and a new
+	// pod's process its own metrics port).
+	Extra []string
 }
 
 func (n *SimNode) daemonArgs() []string {
@@ -279,7 +283,11 @@ func (n *SimNode) daemonArgs() []string {
 		"-v=2",
 	)
 	args = append(args, n.nodeArgs()...)
-	return append(args, n.opts.ExtraArgs...)
+	args = append(args, n.opts.ExtraArgs...)
+	if n.opts.Pod != nil {
+		args = append(args, n.opts.Pod.Extra...)
+	}
+	return args
 }
 
 // firstbootArgs are the first boot's command line: the unit's, with the

@@ -287,10 +287,12 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	pod := framework.PodCommand{Args: c.Args, Env: c.Env}
-	additions := daemonAdditions(w.CP.KubeconfigPath, port)
+	// The additions go last (the pod's Extra), after the node's own flags:
+	// each pod's process gets its own (its metrics port; the stock
+	// image's order).
+	pod := framework.PodCommand{Args: c.Args, Env: c.Env, Extra: daemonAdditions(w.CP.KubeconfigPath, port)}
 	if c.Image == w.opts.StockImage {
-		additions = append(additions, stockDaemonAdditions()...)
+		pod.Extra = append(pod.Extra, stockDaemonAdditions()...)
 	}
 	name := c.Pod.Spec.NodeName
 	w.setMetrics("daemon/"+name, port, c.Image)
@@ -301,10 +303,9 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if n := w.nodes[name]; n != nil {
 		return daemonProcess{w, n, c.Pod.UID}, n.SetPod(pod, 30*time.Second)
 	}
-	// The additions go last (ExtraArgs), after the node's own flags.
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
 		Kubeconfig: w.CP.KubeconfigPath, DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
-		InitialImage: w.opts.InitialImage, Pod: &pod, ExtraArgs: additions,
+		InitialImage: w.opts.InitialImage, Pod: &pod,
 		OnShutdown: func(cause string) { w.onShutdown(name, cause) },
 		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
 	}
