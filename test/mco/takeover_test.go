@@ -29,7 +29,6 @@ import (
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/test/framework"
 	"github.com/tandem-mco/tandem/test/mcoworld"
-	"github.com/tandem-mco/tandem/test/osimage"
 )
 
 // TestTakeoverFromTheRealMCO starts from state the real MCO made: the
@@ -47,15 +46,10 @@ func TestTakeoverFromTheRealMCO(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	reg, err := osimage.StartRegistry(ctx, dir+"/registry")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = reg.Close() })
+	reg := startRegistry(ctx, t, dir)
 	os1 := synthesize(ctx, t, reg, 1)
 
-	masters, workers := []string{"master-0", "master-1", "master-2"}, []string{"worker-0", "worker-1"}
-	nodes := append(slices.Clone(masters), workers...)
+	masters, workers, nodes := fiveNodes()
 	stock := mcoworld.NewRelease("4.21.0-tandem.1", "registry.tandem.test", os1, "")
 	stockImage := stock.Images["machine-config-operator"]
 	obs := &takeoverObserver{}

@@ -39,11 +39,7 @@ func TestMCOUpgrade(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	reg, err := osimage.StartRegistry(ctx, filepath.Join(dir, "registry"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = reg.Close() })
+	reg := startRegistry(ctx, t, dir)
 	os1, os2 := synthesize(ctx, t, reg, 1), synthesize(ctx, t, reg, 2)
 	// etcd as OpenShift runs it: TLS with client certificates, each member
 	// on its own address at :2379, published in the etcd operator's objects
@@ -54,8 +50,7 @@ func TestMCOUpgrade(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = etcd.Stop() })
 
-	masters, workers := []string{"master-0", "master-1", "master-2"}, []string{"worker-0", "worker-1"}
-	nodes := append(slices.Clone(masters), workers...)
+	masters, workers, nodes := fiveNodes()
 	mon := newUpgradeMonitor(etcd)
 	v1 := mcoworld.NewRelease("4.21.0-tandem.1", "registry.tandem.test", os1, "")
 	w, err := mcoworld.Start(ctx, mcoworld.Options{
@@ -346,33 +341,33 @@ func (m *upgradeMonitor) boot(node string, ev framework.BootEvent) {
 // stagedBeforeGrant counts the nodes that showed their pool's final
 // config staged before it was granted to them.
 func (m *upgradeMonitor) stagedBeforeGrant(pools map[string][]string, targets map[string]string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	for pool, nodes := range pools {
-		for _, node := range nodes {
-			s, sok := m.staged[node][targets[pool]]
-			g, gok := m.granted[node][targets[pool]]
-			if sok && gok && s.Before(g) {
-				n++
-			}
-		}
-	}
-	return n
+	return m.stagedBefore(pools, targets, func(node, target string) (time.Time, bool) {
+		g, ok := m.granted[node][target]
+		return g, ok
+	})
 }
 
 // stagedBeforeDrain counts the nodes that showed their pool's final
 // config staged before they were first cordoned (DESIGN.md: nothing is
 // drained until the stage is done).
 func (m *upgradeMonitor) stagedBeforeDrain(pools map[string][]string, targets map[string]string) int {
+	return m.stagedBefore(pools, targets, func(node, _ string) (time.Time, bool) {
+		c, ok := m.cordoned[node]
+		return c, ok
+	})
+}
+
+// stagedBefore counts the nodes whose pool's final config showed staged
+// before the moment event gives (seen, under the lock).
+func (m *upgradeMonitor) stagedBefore(pools map[string][]string, targets map[string]string, event func(node, target string) (time.Time, bool)) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
 	for pool, nodes := range pools {
 		for _, node := range nodes {
 			s, sok := m.staged[node][targets[pool]]
-			c, cok := m.cordoned[node]
-			if sok && cok && s.Before(c) {
+			e, eok := event(node, targets[pool])
+			if sok && eok && s.Before(e) {
 				n++
 			}
 		}
