@@ -87,21 +87,10 @@ func (r *controllerRuns) exited() []error {
 	return append([]error(nil), r.exits...)
 }
 
-// masterConfigs creates the master pool selecting the master role's
-// MachineConfigs, and its first MachineConfig; the controller renders it.
+// masterConfigs creates the master pool and its first MachineConfig.
 func masterConfigs(ctx context.Context, t *testing.T, cp *framework.ControlPlane) {
 	t.Helper()
-	addMachineConfig(ctx, t, cp, constants.MasterPool, "00-master", "")
-	pool := &mcfgv1.MachineConfigPool{
-		ObjectMeta: metav1.ObjectMeta{Name: constants.MasterPool},
-		Spec: mcfgv1.MachineConfigPoolSpec{
-			MachineConfigSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.MachineConfigRoleLabel: constants.MasterPool}},
-			NodeSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.MasterPool: ""}},
-		},
-	}
-	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	poolConfigs(ctx, t, cp, constants.MasterPool, nil)
 }
 
 // addMachineConfig creates a MachineConfig for role; file, when set, is

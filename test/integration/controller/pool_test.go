@@ -52,13 +52,21 @@ func createWorkerNodes(ctx context.Context, t *testing.T, cp *framework.ControlP
 // controller renders it.
 func workerConfigs(ctx context.Context, t *testing.T, cp *framework.ControlPlane, maxUnavailable int) {
 	t.Helper()
-	addMachineConfig(ctx, t, cp, constants.WorkerPool, "00-worker", "")
 	mu := intstr.FromInt(maxUnavailable)
-	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: constants.WorkerPool},
+	poolConfigs(ctx, t, cp, constants.WorkerPool, &mu)
+}
+
+// poolConfigs creates role's pool, selecting the role's MachineConfigs and
+// nodes (maxUnavailable nil: the MCO's default), and its first
+// MachineConfig; the controller renders it.
+func poolConfigs(ctx context.Context, t *testing.T, cp *framework.ControlPlane, role string, maxUnavailable *intstr.IntOrString) {
+	t.Helper()
+	addMachineConfig(ctx, t, cp, role, "00-"+role, "")
+	pool := &mcfgv1.MachineConfigPool{ObjectMeta: metav1.ObjectMeta{Name: role},
 		Spec: mcfgv1.MachineConfigPoolSpec{
-			MachineConfigSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.MachineConfigRoleLabel: constants.WorkerPool}},
-			NodeSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}},
-			MaxUnavailable:        &mu,
+			MachineConfigSelector: &metav1.LabelSelector{MatchLabels: map[string]string{constants.MachineConfigRoleLabel: role}},
+			NodeSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{constants.NodeRoleLabelPrefix + role: ""}},
+			MaxUnavailable:        maxUnavailable,
 		}}
 	if _, err := cp.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
