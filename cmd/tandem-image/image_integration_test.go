@@ -6,7 +6,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,9 +17,6 @@ import (
 	"time"
 
 	"github.com/containers/image/v5/docker"
-	"github.com/containers/image/v5/image"
-	"github.com/containers/image/v5/pkg/blobinfocache/none"
-	"github.com/containers/image/v5/pkg/compression"
 	"github.com/containers/image/v5/types"
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -30,6 +26,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
+	"github.com/tandem-mco/tandem/test/imageunpack"
 	"github.com/tandem-mco/tandem/test/osimage"
 )
 
@@ -185,90 +182,11 @@ func pullAndUnpack(ctx context.Context, t *testing.T, reg *osimage.Registry, ref
 	if err := os.WriteFile(sys.AuthFilePath, reg.AuthJSON(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, err := dref.NewImageSource(ctx, sys)
-	if err != nil {
-		t.Fatalf("opening %s: %v", ref, err)
-	}
-	defer src.Close()
-	img, err := image.FromUnparsedImage(ctx, sys, image.UnparsedInstance(src, nil))
-	if err != nil {
-		t.Fatalf("reading %s: %v", ref, err)
-	}
-	cfg, err := img.OCIConfig(ctx)
+	cfg, err := imageunpack.Apply(ctx, dref, sys, root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.OS != "linux" || cfg.Architecture != "amd64" {
 		t.Fatalf("image platform %s/%s, want linux/amd64", cfg.OS, cfg.Architecture)
-	}
-	for _, li := range img.LayerInfos() {
-		rc, _, err := src.GetBlob(ctx, li, none.NoCache)
-		if err != nil {
-			t.Fatalf("layer %s: %v", li.Digest, err)
-		}
-		plain, _, err := compression.AutoDecompress(rc)
-		if err != nil {
-			rc.Close()
-			t.Fatal(err)
-		}
-		err = untar(tar.NewReader(plain), root)
-		plain.Close()
-		rc.Close()
-		if err != nil {
-			t.Fatalf("unpacking layer %s: %v", li.Digest, err)
-		}
-	}
-}
-
-// untar applies one layer under root: regular files, directories and
-// symlinks, with OCI whiteouts; a path that leaves root is an error.
-func untar(tr *tar.Reader, root string) error {
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rel := filepath.Clean("/" + h.Name)
-		dst := filepath.Join(root, rel)
-		if !strings.HasPrefix(dst, filepath.Clean(root)+string(os.PathSeparator)) {
-			return fmt.Errorf("layer entry %q leaves the root", h.Name)
-		}
-		if base := filepath.Base(rel); strings.HasPrefix(base, ".wh.") {
-			if err := os.RemoveAll(filepath.Join(filepath.Dir(dst), strings.TrimPrefix(base, ".wh."))); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(dst, os.FileMode(h.Mode).Perm()); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			f, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, os.FileMode(h.Mode).Perm())
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			_ = os.Remove(dst)
-			if err := os.Symlink(h.Linkname, dst); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("layer entry %q: unsupported type %c", h.Name, h.Typeflag)
-		}
 	}
 }
