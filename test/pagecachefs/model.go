@@ -151,6 +151,23 @@ func (m *Model) dir(id uint64) (*inode, error) {
 	return n, nil
 }
 
+// dirForNewEntry is directory dir, where name may be created: a valid
+// name not taken yet (EEXIST otherwise, as link(2) and creat(2) with
+// O_EXCL say).
+func (m *Model) dirForNewEntry(dir uint64, name string) (*inode, error) {
+	d, err := m.dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if _, ok := d.live.entries[name]; ok {
+		return nil, syscall.EEXIST
+	}
+	return d, nil
+}
+
 func checkName(name string) error {
 	switch {
 	case name == "" || name == "." || name == "..":
@@ -221,15 +238,9 @@ func (m *Model) Entries(dir uint64) ([]DirEntry, error) {
 func (m *Model) Create(dir uint64, name string, k Kind, mode, uid, gid uint32, target string) (Attr, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d, err := m.dir(dir)
+	d, err := m.dirForNewEntry(dir, name)
 	if err != nil {
 		return Attr{}, err
-	}
-	if err := checkName(name); err != nil {
-		return Attr{}, err
-	}
-	if _, ok := d.live.entries[name]; ok {
-		return Attr{}, syscall.EEXIST
 	}
 	t := m.now()
 	n := &inode{id: m.next, kind: k, target: target, nlink: 1}
@@ -454,15 +465,9 @@ func (m *Model) Link(id, dir uint64, name string) (Attr, error) {
 	if n.kind == KindDir {
 		return Attr{}, syscall.EPERM
 	}
-	d, err := m.dir(dir)
+	d, err := m.dirForNewEntry(dir, name)
 	if err != nil {
 		return Attr{}, err
-	}
-	if err := checkName(name); err != nil {
-		return Attr{}, err
-	}
-	if _, ok := d.live.entries[name]; ok {
-		return Attr{}, syscall.EEXIST
 	}
 	d.live.entries[name] = id
 	n.nlink++
