@@ -95,8 +95,14 @@ func summarize(r *report, maxDrift float64) {
 		FsyncP99Ms: (b.FsyncP99Ms + a.FsyncP99Ms) / 2, FsyncMaxMs: (b.FsyncMaxMs + a.FsyncMaxMs) / 2,
 		PutP50Ms: (b.PutP50Ms + a.PutP50Ms) / 2, PutP99Ms: (b.PutP99Ms + a.PutP99Ms) / 2, PutMaxMs: (b.PutMaxMs + a.PutMaxMs) / 2,
 	}
-	r.IdleDrift = math.Max(drift(b.FsyncP99Ms, a.FsyncP99Ms), drift(b.PutP99Ms, a.PutP99Ms))
-	if r.IdleDrift > maxDrift {
+	// An idle phase without a figure (the run was interrupted before the
+	// second one) gives no drift: refused, with a drift of 0 ("unknown"),
+	// since JSON has no infinity and the trials already run must be written.
+	if b.FsyncP99Ms <= 0 || a.FsyncP99Ms <= 0 || b.PutP99Ms <= 0 || a.PutP99Ms <= 0 {
+		r.IdleDrift = 0
+		r.Refused = fmt.Sprintf("an idle phase has no figures (fsync p99 %.2f -> %.2f ms, put p99 %.2f -> %.2f ms): the run was interrupted, or etcd wrote nothing; no baseline to compare the trials with",
+			b.FsyncP99Ms, a.FsyncP99Ms, b.PutP99Ms, a.PutP99Ms)
+	} else if r.IdleDrift = math.Max(drift(b.FsyncP99Ms, a.FsyncP99Ms), drift(b.PutP99Ms, a.PutP99Ms)); r.IdleDrift > maxDrift {
 		r.Refused = fmt.Sprintf("idle drifted %.2fx between the idle phases (fsync p99 %.2f -> %.2f ms, put p99 %.2f -> %.2f ms), more than %.2fx: the machine's load changed during the run",
 			r.IdleDrift, b.FsyncP99Ms, a.FsyncP99Ms, b.PutP99Ms, a.PutP99Ms, maxDrift)
 	}
@@ -193,13 +199,8 @@ func policyOrder(ts []trial) []string {
 	return out
 }
 
+// drift is the factor between two positive figures.
 func drift(a, b float64) float64 {
-	if a <= 0 || b <= 0 {
-		if a == b {
-			return 1
-		}
-		return math.Inf(1)
-	}
 	return math.Max(a, b) / math.Min(a, b)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"strings"
 	"testing"
@@ -75,6 +76,17 @@ func TestSummarize(t *testing.T) {
 	summarize(r, 2)
 	if !strings.Contains(r.Refused, "drifted 2.50x") || r.Goal.Met {
 		t.Errorf("drift 2.5x: refused %q, goal %+v", r.Refused, r.Goal)
+	}
+
+	// Interrupted before the second idle phase: refused, and the report
+	// still encodes (JSON has no infinity).
+	r.IdleAfter = phase{}
+	summarize(r, 2)
+	if !strings.Contains(r.Refused, "an idle phase has no figures") || r.IdleDrift != 0 || r.Goal.Met {
+		t.Errorf("no second idle phase: refused %q, drift %v, goal %+v", r.Refused, r.IdleDrift, r.Goal)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Errorf("the report of an interrupted run does not encode: %v", err)
 	}
 }
 

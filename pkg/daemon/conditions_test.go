@@ -72,6 +72,12 @@ func TestStagedDetailRoundTrip(t *testing.T) {
 	if !ok || info.Took != 21300*time.Millisecond || info.Prepared != 5200*time.Millisecond || info.IO != res.IO {
 		t.Fatalf("parsed %+v %v", info, ok)
 	}
+	// The governor's outcome has semicolons of its own.
+	res.IO = "adaptive, governor target 7.06ms (2x idle 3.53ms), target missed (1.7% of 11715 fsyncs over it; 23 windows over it at the lever's floor)"
+	info, ok = ParseStaged(StagedDetail(res, time.Minute))
+	if !ok || info.IO != res.IO || info.Took != time.Minute {
+		t.Fatalf("parsed %+v %v, want the I/O with the governor's outcome", info, ok)
+	}
 	old, ok := ParseStaged("Staged img for c, finalization-locked as 0123 (10 bytes written in 3s)")
 	if !ok || old.Took != 3*time.Second || old.IO != "" {
 		t.Fatalf("older message: %+v %v", old, ok)

@@ -659,6 +659,23 @@ func TestAdaptiveLowersLimitWhenEtcdIsSlow(t *testing.T) {
 			break
 		}
 	}
+	// Still slow at the floor: the session's outcome, which the Staged
+	// condition shows, says the target was missed with nothing left to give.
+	outcomeBound := time.After(time.Minute)
+	for {
+		o, ok := s.GovernorOutcome()
+		if ok && o.FloorBackoffs > 0 {
+			if o.Held() || !strings.Contains(o.String(), "at the lever's floor") {
+				t.Fatalf("outcome %s at the floor of a slow etcd: want missed, at the floor", o)
+			}
+			break
+		}
+		select {
+		case <-seen:
+		case <-outcomeBound:
+			t.Fatalf("no back-off at the floor reported after a minute of slow fsyncs: outcome %s (%t)", o, ok)
+		}
+	}
 	// Close stops the governor first, so the applied limit is the last one.
 	cg := s.Cgroup()
 	if err := s.Close(ctx); err != nil {

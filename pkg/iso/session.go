@@ -34,18 +34,23 @@ func (w writeLimit) Set(ctx context.Context, v uint64) error { return w.l.SetWri
 
 // Session is a policy applied to the host for one staging. Close undoes it.
 type Session struct {
-	policy    *Policy
-	device    BlockDevice
-	lock      *hostLock
-	journal   *journal
-	cgroup    *StagingCgroup
-	unit      *UnitIO
-	levers    map[string]lever
-	applied   []AppliedLever
-	skipped   map[string]string
-	stopGov   context.CancelFunc
-	govDone   chan error
-	target    GovernorTarget
+	policy  *Policy
+	device  BlockDevice
+	lock    *hostLock
+	journal *journal
+	cgroup  *StagingCgroup
+	unit    *UnitIO
+	levers  map[string]lever
+	applied []AppliedLever
+	skipped map[string]string
+	stopGov context.CancelFunc
+	govDone chan error
+	target  GovernorTarget
+	// law and lastStep: the governor's law and its latest state, for
+	// GovernorOutcome (the governor's goroutine writes lastStep).
+	law       governor.Law
+	stepMu    sync.Mutex
+	lastStep  *governor.State
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -281,11 +286,19 @@ func (s *Session) startGovernor(ctx context.Context, steer string) error {
 		Interval: o.SampleInterval,
 		Sampler:  sampler,
 		Lever:    l,
-		OnStep:   o.OnGovernorStep,
+		OnStep: func(x governor.Sample, st governor.State) {
+			s.stepMu.Lock()
+			s.lastStep = &st
+			s.stepMu.Unlock()
+			if o.OnGovernorStep != nil {
+				o.OnGovernorStep(x, st)
+			}
+		},
 	}
 	if err := g.Law.Validate(); err != nil {
 		return err
 	}
+	s.law = g.Law
 	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.stopGov, s.govDone = cancel, make(chan error, 1)
 	go func() { s.govDone <- g.Run(gctx) }()
@@ -322,6 +335,18 @@ func (t GovernorTarget) String() string {
 // GovernorTarget is the governed session's target; zero Target when the
 // policy has no governor.
 func (s *Session) GovernorTarget() GovernorTarget { return s.target }
+
+// GovernorOutcome is what the governor achieved so far (whether the
+// stage's p99 stayed under the target, and whether the lever ran out);
+// false when the policy has no governor or it has not sampled yet.
+func (s *Session) GovernorOutcome() (governor.Outcome, bool) {
+	s.stepMu.Lock()
+	defer s.stepMu.Unlock()
+	if s.lastStep == nil {
+		return governor.Outcome{}, false
+	}
+	return s.law.Outcome(*s.lastStep), true
+}
 
 // Applied lists the levers in force, with the values they were set to (the
 // governor moves the steered one from there).

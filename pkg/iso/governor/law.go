@@ -152,6 +152,10 @@ type State struct {
 	// Seen and Slow count the stage's observations so far, and those over
 	// the target.
 	Seen, Slow float64
+	// FloorBackoffs counts the back-offs the law wanted with the lever
+	// already at its floor: windows the target was missed in with nothing
+	// left to give (Outcome reports them).
+	FloorBackoffs int
 	// Judged tells what the last step did: "" (waiting for a fuller
 	// window), "hold", "grow", "probe" (a growth in the dead band),
 	// "back-off", "absorbed" (over target, paid from the stage's reserve).
@@ -252,6 +256,7 @@ func (l Law) judge(s State, p99 float64, hist bool, overspent float64) State {
 	case hist && overspent > 0 && reserve < overspent, !hist && p99 > target:
 		s.Judged = "back-off"
 		if s.Limit <= l.Min {
+			s.FloorBackoffs++
 			return s
 		}
 		factor := math.Max(l.MaxBackoff, math.Min(0.9, l.Aim*target/p99))
