@@ -514,7 +514,11 @@ func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
 		d.rebooting(r, token, fmt.Sprintf("asked the daemon of node %s to apply its staged update %s with this reboot (one drain, one reboot)",
 			name, pool.Target))
 		return
-	case pending && v.Stage == pool.Target && !d.coalesceDeadlinePassed(r):
+	case pending && !d.coalesceDeadlinePassed(r):
+		// Staging (or about to: the planner stages every node of a pool
+		// whose rollout is not halted, and a halted one holds the update,
+		// UpdateHeld): rebooting between the render and the stage would
+		// leave the host to be drained and rebooted again for its update.
 		d.plan.Waiting = true
 		msg := fmt.Sprintf("waiting for node %s to finish staging %s, so one reboot applies both", name, pool.Target)
 		r.status.Message = msg

@@ -371,6 +371,13 @@ func TestDecideTenant(t *testing.T) {
 			status:  map[string]wantStatus{"r1": {dpuv1.PhaseDrained, "", "finish staging " + cfgB}},
 		},
 		{
+			// The render is seen before the planner's stageConfig write.
+			name:    "release rendered, the host not told to stage yet: wait for the stage",
+			snap:    func() TenantSnapshot { return duringUpgrade(cfgB, "4.21.1", "4.21.1") },
+			waiting: true,
+			status:  map[string]wantStatus{"r1": {dpuv1.PhaseDrained, "", "finish staging " + cfgB}},
+		},
+		{
 			name:   "release rendered, the host's pool unchanged by it: plain reboot",
 			snap:   func() TenantSnapshot { return duringUpgrade(cfgA, "4.21.1", "4.21.1") },
 			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},
