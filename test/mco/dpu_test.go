@@ -216,15 +216,19 @@ func (p *dpuPair) count(ctx context.Context, t *testing.T) {
 	nodes := kube.Core().V1().Nodes().Informer()
 	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, cur any) {
 		o, n := old.(*corev1.Node), cur.(*corev1.Node)
-		if n.Name != dpuHost || o.Spec.Unschedulable == n.Spec.Unschedulable {
+		if n.Name != dpuHost {
+			return
+		}
+		was, is := hostState(o), hostState(n)
+		if was == is {
 			return
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if n.Spec.Unschedulable {
+		if !o.Spec.Unschedulable && n.Spec.Unschedulable {
 			p.hostCordons++
 		}
-		p.timeline = append(p.timeline, fmt.Sprintf("%s %s unschedulable=%t", time.Now().Format("15:04:05.000"), dpuHost, n.Spec.Unschedulable))
+		p.timeline = append(p.timeline, time.Now().Format("15:04:05.000")+" "+dpuHost+" "+is)
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +243,15 @@ func (p *dpuPair) count(ctx context.Context, t *testing.T) {
 	p.mu.Lock()
 	p.counting = true
 	p.mu.Unlock()
+}
+
+// hostState is what the timeline shows of the host: its schedulability
+// and its config annotations.
+func hostState(n *corev1.Node) string {
+	a := n.Annotations
+	return fmt.Sprintf("unschedulable=%t current=%s desired=%s stage=%s staged=%s state=%s",
+		n.Spec.Unschedulable, a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation],
+		a[constants.StageConfigAnnotation], a[constants.StagedConfigAnnotation], a[constants.StateAnnotation])
 }
 
 // dpuShutdown reads, as the DPU goes down, whether its host is cordoned.
@@ -282,22 +295,25 @@ func (p *dpuPair) judge(ctx context.Context, t *testing.T, hostReboots func() in
 	t.Helper()
 	target, err := p.renderedConfig(ctx, before)
 	if err == nil {
+		// A failed read keeps the last state seen (the bound's last read
+		// fails on the deadline itself).
+		var last string
 		err = framework.Await(ctx, dpuNode+" updated and "+dpuHost+" released", 5*time.Minute, 2*time.Second, func(ctx context.Context) (bool, string, error) {
 			n, err := p.infra.Kube.CoreV1().Nodes().Get(ctx, dpuNode, metav1.GetOptions{})
 			if err != nil {
-				return false, err.Error(), nil
+				return false, last, nil
 			}
 			h, err := p.tenant.CP.Kube.CoreV1().Nodes().Get(ctx, dpuHost, metav1.GetOptions{})
 			if err != nil {
-				return false, err.Error(), nil
+				return false, last, nil
 			}
 			a := n.Annotations
-			state := fmt.Sprintf("%s current=%s desired=%s state=%s (target %s); %s unschedulable=%t; %d DPU reboots",
+			last = fmt.Sprintf("%s current=%s desired=%s state=%s (target %s); %s unschedulable=%t; %d DPU reboots; infra pool: %s",
 				dpuNode, a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation], a[constants.StateAnnotation], target,
-				dpuHost, h.Spec.Unschedulable, p.reboots())
+				dpuHost, h.Spec.Unschedulable, p.reboots(), p.poolConditions(ctx))
 			done := a[constants.CurrentConfigAnnotation] == target && a[constants.DesiredConfigAnnotation] == target &&
 				a[constants.StateAnnotation] == constants.MachineConfigDaemonStateDone && !h.Spec.Unschedulable
-			return done, state, nil
+			return done, last, nil
 		})
 	}
 	if err != nil {
@@ -307,7 +323,7 @@ func (p *dpuPair) judge(ctx context.Context, t *testing.T, hostReboots func() in
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	drains, reboots := p.hostCordons, hostReboots()
-	t.Logf("DPU pair timeline: %s", strings.Join(p.timeline, "; "))
+	t.Logf("DPU pair timeline:\n%s", strings.Join(p.timeline, "\n"))
 	if drains != 1 {
 		t.Errorf("%s was cordoned %d times during the upgrade, want 1 (one drain for its own update and its DPU's)", dpuHost, drains)
 	}
@@ -355,5 +371,21 @@ func (p *dpuPair) close() {
 
 // logs names the infra side's logs, for a failure's message.
 func (p *dpuPair) logs() string {
-	return p.ctrl.LogPath() + ", " + p.dpu.DaemonLog()
+	return p.ctrl.LogPath() + ", " + filepath.Join(p.dpu.Dir, "daemon.log")
+}
+
+// poolConditions are the infra pool's true conditions (what holds the
+// DPU's update, for a failure's message).
+func (p *dpuPair) poolConditions(ctx context.Context) string {
+	pool, err := p.infra.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, constants.DPUWorkerPool, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, c := range pool.Status.Conditions {
+		if c.Status == corev1.ConditionTrue {
+			out = append(out, fmt.Sprintf("%s (%s: %s)", c.Type, c.Reason, c.Message))
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -156,8 +156,10 @@ func nodesByPool(masters, workers []string) map[string][]string {
 }
 
 // waitRelease waits (bounded) until the machine-config ClusterOperator
-// reports r's version, Available and not Degraded, and every node is Done
-// on its pool's config.
+// reports r's version, Available and not Degraded, each pool targets a
+// config rendered for r (its release-image-version stamp: the
+// ClusterOperator's version needs only the master pool, the MCO's
+// required pool), and every node is Done on its pool's target.
 func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nodes []string, bound time.Duration) error {
 	return framework.Await(ctx, "release "+r.Version+" rolled out", bound, 5*time.Second, func(ctx context.Context) (bool, string, error) {
 		co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
@@ -170,20 +172,50 @@ func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nod
 		if coVersion(co) != r.Version || !coCondition(co, configv1.OperatorAvailable) || coCondition(co, configv1.OperatorDegraded) {
 			return false, state, nil
 		}
+		targets := map[string]string{}
+		for _, pool := range []string{"master", "worker"} {
+			p, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, pool, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			target := p.Spec.Configuration.Name
+			mc, err := w.CP.MCO.MachineconfigurationV1().MachineConfigs().Get(ctx, target, metav1.GetOptions{})
+			if err != nil {
+				return false, fmt.Sprintf("%s; pool %s target %q: %v", state, pool, target, err), nil
+			}
+			if v := mc.Annotations[releaseImageVersion]; v != r.Version {
+				return false, fmt.Sprintf("%s; pool %s targets %s, rendered for release %q", state, pool, target, v), nil
+			}
+			targets[pool] = target
+		}
 		for _, n := range nodes {
 			node, err := w.CP.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
 			if err != nil {
 				return false, err.Error(), nil
 			}
 			a := node.Annotations
-			if a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || a[constants.CurrentConfigAnnotation] == "" ||
-				a[constants.CurrentConfigAnnotation] != a[constants.DesiredConfigAnnotation] {
-				return false, fmt.Sprintf("%s; node %s state=%s current=%s desired=%s", state, n, a[constants.StateAnnotation],
-					a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation]), nil
+			target := targets[poolOfNode(node)]
+			if a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || a[constants.CurrentConfigAnnotation] != target ||
+				a[constants.DesiredConfigAnnotation] != target {
+				return false, fmt.Sprintf("%s; node %s state=%s current=%s desired=%s (target %s)", state, n, a[constants.StateAnnotation],
+					a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation], target), nil
 			}
 		}
 		return true, "", nil
 	})
+}
+
+// releaseImageVersion is the MCO render's stamp of the release a rendered
+// config is for (pkg/controller/common/constants.go
+// ReleaseImageVersionAnnotationKey, release-4.21).
+const releaseImageVersion = "machineconfiguration.openshift.io/release-image-version"
+
+// poolOfNode is the pool the MCO's default pools give a node by its role.
+func poolOfNode(n *corev1.Node) string {
+	if _, ok := n.Labels["node-role.kubernetes.io/master"]; ok {
+		return "master"
+	}
+	return "worker"
 }
 
 func coVersion(co *configv1.ClusterOperator) string {
