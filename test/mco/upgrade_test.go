@@ -66,11 +66,24 @@ func TestMCOUpgrade(t *testing.T) {
 	if err := waitRelease(ctx, w, v1, nodes, 25*time.Minute); err != nil {
 		t.Fatalf("installing %s: %v\n%s", v1.Version, err, w.Diagnose(ctx))
 	}
+	// worker-0 carries a DPU (dpu_test.go): the tenant's admin gives
+	// tandem's controller its DPU role, and the infra cluster comes up.
+	enableDPUTenant(ctx, t, w, map[string]string{"dpu-tenant": "true"})
+	pair := startDPUPair(ctx, t, dir, w, reg, os1)
+	infraBefore, err := pair.renderedConfig(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := poolTargets(ctx, t, w)
 	mon.start(ctx, t, w)
+	pair.count(ctx, t)
 
 	v2 := mcoworld.NewRelease("4.21.1-tandem.2", "registry.tandem.test", os2, "")
 	if _, err := w.CVO.Apply(ctx, v2); err != nil {
+		t.Fatal(err)
+	}
+	// The infra cluster's own update, at the same moment.
+	if err := pair.publishUpdate(ctx, os2); err != nil {
 		t.Fatal(err)
 	}
 	if err := waitRelease(ctx, w, v2, nodes, 30*time.Minute); err != nil {
@@ -97,7 +110,7 @@ func TestMCOUpgrade(t *testing.T) {
 	// stages before it drains. The promise judged is "nothing is drained
 	// until the stage is done"; the grant order is reported.
 	staged := mon.stagedBeforeGrant(pools, after)
-	stagedBeforeDrain := mon.stagedBeforeDrain(pools, after)
+	stagedBeforeDrain := mon.stagedBeforeDrain(pools, after, dpuHost)
 	reboots := mon.reboots()
 	perNode := "1"
 	for _, n := range nodes {
@@ -110,9 +123,9 @@ func TestMCOUpgrade(t *testing.T) {
 		t.Error(v)
 	}
 	if stagedBeforeDrain != len(nodes) {
-		t.Errorf("%d of %d nodes staged their new OS before they were cordoned: %s", stagedBeforeDrain, len(nodes), mon.stageTimes(pools, after))
+		t.Errorf("%d of %d nodes staged their new OS before their update disrupted them (cordoned; %s: rebooted): %s", stagedBeforeDrain, len(nodes), dpuHost, mon.stageTimes(pools, after))
 	}
-	t.Logf("stage, grant and cordon times: %s", mon.stageTimes(pools, after))
+	t.Logf("stage, grant, cordon and reboot times: %s", mon.stageTimes(pools, after))
 	ordering := "absent"
 	if p, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, "master", metav1.GetOptions{}); err == nil {
 		if c := node.FindCondition(p.Status.Conditions, constants.PoolEtcdLeaderOrderingCondition); c != nil {
@@ -127,6 +140,7 @@ func TestMCOUpgrade(t *testing.T) {
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
 		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode)
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
+	pair.judge(ctx, t, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }
 
 func synthesize(ctx context.Context, t *testing.T, reg *osimage.Registry, v int) string {
@@ -142,8 +156,10 @@ func nodesByPool(masters, workers []string) map[string][]string {
 }
 
 // waitRelease waits (bounded) until the machine-config ClusterOperator
-// reports r's version, Available and not Degraded, and every node is Done
-// on its pool's config.
+// reports r's version, Available and not Degraded, each pool targets a
+// config rendered for r (its release-image-version stamp: the
+// ClusterOperator's version needs only the master pool, the MCO's
+// required pool), and every node is Done on its pool's target.
 func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nodes []string, bound time.Duration) error {
 	return framework.Await(ctx, "release "+r.Version+" rolled out", bound, 5*time.Second, func(ctx context.Context) (bool, string, error) {
 		co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
@@ -156,20 +172,50 @@ func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nod
 		if coVersion(co) != r.Version || !coCondition(co, configv1.OperatorAvailable) || coCondition(co, configv1.OperatorDegraded) {
 			return false, state, nil
 		}
+		targets := map[string]string{}
+		for _, pool := range []string{"master", "worker"} {
+			p, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, pool, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			target := p.Spec.Configuration.Name
+			mc, err := w.CP.MCO.MachineconfigurationV1().MachineConfigs().Get(ctx, target, metav1.GetOptions{})
+			if err != nil {
+				return false, fmt.Sprintf("%s; pool %s target %q: %v", state, pool, target, err), nil
+			}
+			if v := mc.Annotations[releaseImageVersion]; v != r.Version {
+				return false, fmt.Sprintf("%s; pool %s targets %s, rendered for release %q", state, pool, target, v), nil
+			}
+			targets[pool] = target
+		}
 		for _, n := range nodes {
 			node, err := w.CP.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
 			if err != nil {
 				return false, err.Error(), nil
 			}
 			a := node.Annotations
-			if a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || a[constants.CurrentConfigAnnotation] == "" ||
-				a[constants.CurrentConfigAnnotation] != a[constants.DesiredConfigAnnotation] {
-				return false, fmt.Sprintf("%s; node %s state=%s current=%s desired=%s", state, n, a[constants.StateAnnotation],
-					a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation]), nil
+			target := targets[poolOfNode(node)]
+			if a[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone || a[constants.CurrentConfigAnnotation] != target ||
+				a[constants.DesiredConfigAnnotation] != target {
+				return false, fmt.Sprintf("%s; node %s state=%s current=%s desired=%s (target %s)", state, n, a[constants.StateAnnotation],
+					a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation], target), nil
 			}
 		}
 		return true, "", nil
 	})
+}
+
+// releaseImageVersion is the MCO render's stamp of the release a rendered
+// config is for (pkg/controller/common/constants.go
+// ReleaseImageVersionAnnotationKey, release-4.21).
+const releaseImageVersion = "machineconfiguration.openshift.io/release-image-version"
+
+// poolOfNode is the pool the MCO's default pools give a node by its role.
+func poolOfNode(n *corev1.Node) string {
+	if _, ok := n.Labels["node-role.kubernetes.io/master"]; ok {
+		return "master"
+	}
+	return "worker"
 }
 
 func coVersion(co *configv1.ClusterOperator) string {
@@ -224,6 +270,7 @@ type upgradeMonitor struct {
 	staged        map[string]map[string]time.Time // node -> config -> first seen staged
 	granted       map[string]map[string]time.Time // node -> config -> first seen desired
 	cordoned      map[string]time.Time            // node -> first seen unschedulable
+	wentDown      map[string]time.Time            // node -> first shutdown
 	rebootCount   map[string]int
 	masters       []string // master shutdown order
 	asLeader      []string
@@ -231,7 +278,7 @@ type upgradeMonitor struct {
 }
 
 func newUpgradeMonitor(etcd *framework.EtcdCluster) *upgradeMonitor {
-	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, rebootCount: map[string]int{}}
+	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, wentDown: map[string]time.Time{}, rebootCount: map[string]int{}}
 }
 
 // start begins the record: the etcd leader now, and a watch of the Nodes.
@@ -307,6 +354,9 @@ func (m *upgradeMonitor) leader(ctx context.Context) (string, error) {
 func (m *upgradeMonitor) shutdown(node, cause string) {
 	m.mu.Lock()
 	started := m.started
+	if _, seen := m.wentDown[node]; started && !seen {
+		m.wentDown[node] = time.Now()
+	}
 	m.mu.Unlock()
 	if !started || !strings.HasPrefix(node, "master-") {
 		return
@@ -349,9 +399,17 @@ func (m *upgradeMonitor) stagedBeforeGrant(pools map[string][]string, targets ma
 
 // stagedBeforeDrain counts the nodes that showed their pool's final
 // config staged before they were first cordoned (DESIGN.md: nothing is
-// drained until the stage is done).
-func (m *upgradeMonitor) stagedBeforeDrain(pools map[string][]string, targets map[string]string) int {
+// drained until the stage is done). A DPU host (dpuHosts) is first drained
+// for its DPU's update, which the infra cluster starts at the upgrade's
+// first moment, before the release's configs are even rendered: its
+// update's disruption is its one reboot, which is to come after the stage
+// (docs/dpu.md "Coalescing").
+func (m *upgradeMonitor) stagedBeforeDrain(pools map[string][]string, targets map[string]string, dpuHosts ...string) int {
 	return m.stagedBefore(pools, targets, func(node, _ string) (time.Time, bool) {
+		if slices.Contains(dpuHosts, node) {
+			d, ok := m.wentDown[node]
+			return d, ok
+		}
 		c, ok := m.cordoned[node]
 		return c, ok
 	})
@@ -384,7 +442,8 @@ func (m *upgradeMonitor) stageTimes(pools map[string][]string, targets map[strin
 	for pool, nodes := range pools {
 		for _, node := range nodes {
 			s, g := m.staged[node][targets[pool]], m.granted[node][targets[pool]]
-			out = append(out, fmt.Sprintf("%s staged=%s granted=%s cordoned=%s", node, s.Format("15:04:05.000"), g.Format("15:04:05.000"), m.cordoned[node].Format("15:04:05.000")))
+			out = append(out, fmt.Sprintf("%s staged=%s granted=%s cordoned=%s rebooted=%s", node, s.Format("15:04:05.000"), g.Format("15:04:05.000"),
+				m.cordoned[node].Format("15:04:05.000"), m.wentDown[node].Format("15:04:05.000")))
 		}
 	}
 	sort.Strings(out)

@@ -46,7 +46,14 @@ type Workload struct {
 	// Entrypoint is the image's, for a container that names no command
 	// (the operator's Deployment relies on the MCO image's entrypoint).
 	Entrypoint []string
-	Start      func(ctx context.Context, c Container) (Process, error)
+	// Restart starts the container again when its process exits, as the
+	// kubelet does under the pods' restartPolicy Always (the default of
+	// Deployments' pods): tandem's controller exits to apply changed
+	// settings (docs/controller-settings.md). A node's daemon is not
+	// restarted this way: its process is the simulated node's, which
+	// restarts it itself across reboots.
+	Restart bool
+	Start   func(ctx context.Context, c Container) (Process, error)
 }
 
 // Kubelet stands in for the kubelet of every node for some workloads:
@@ -87,6 +94,19 @@ func (k *Kubelet) start(ctx context.Context, w Workload, pod *corev1.Pod, pp *po
 		return
 	}
 	klog.InfoS("kubelet stand-in: started", "pod", pp.pod, "node", pod.Spec.NodeName, "args", c.Args)
+}
+
+// exited is why the pod's process ended, nil while it runs or starts.
+func (pp *podProcess) exited() error {
+	select {
+	case <-pp.started:
+	default:
+		return nil
+	}
+	if pp.process == nil {
+		return nil
+	}
+	return pp.process.Alive()
 }
 
 // stop stops the pod's process once it started.
@@ -146,7 +166,14 @@ func (k *Kubelet) sync(ctx context.Context) error {
 			}
 			want[pod.UID] = true
 			k.mu.Lock()
-			_, ok := k.running[pod.UID]
+			pp, ok := k.running[pod.UID]
+			if ok && w.Restart {
+				if err := pp.exited(); err != nil {
+					klog.InfoS("kubelet stand-in: container exited, restarting it", "pod", pp.pod, "exit", err)
+					go pp.stop() // reaps what is left of it
+					ok = false
+				}
+			}
 			if !ok {
 				// Starting may wait (a node's first boot waits for its
 				// pool's config): each pod starts on its own, as kubelets do.

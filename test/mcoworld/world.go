@@ -74,16 +74,18 @@ type World struct {
 	CVO     CVO
 	Kubelet *Kubelet
 
-	opts    Options
-	kwok    *framework.Kwok
-	rpmOst  string
-	cancel  context.CancelFunc
-	done    chan struct{}
-	mu      sync.Mutex
-	nodes   map[string]*framework.SimNode
-	started map[string]int    // processes started per workload
-	metrics map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
-	images  map[string]string // the image of the pod that started it, by the same key
+	opts   Options
+	kwok   *framework.Kwok
+	rpmOst string
+	// treeDaemon is tandem's daemon built from this tree (beside rpmOst).
+	treeDaemon string
+	cancel     context.CancelFunc
+	done       chan struct{}
+	mu         sync.Mutex
+	nodes      map[string]*framework.SimNode
+	started    map[string]int    // processes started per workload
+	metrics    map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
+	images     map[string]string // the image of the pod that started it, by the same key
 	// daemonPods names the pod each node's daemon runs for now.
 	daemonPods map[string]types.UID
 }
@@ -154,7 +156,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err := w.addNodes(ctx); err != nil {
 		return nil, err
 	}
-	if _, _, err := osRPMOstree(ctx, o.Dir, &w.rpmOst); err != nil {
+	if w.treeDaemon, _, err = osRPMOstree(ctx, o.Dir, &w.rpmOst); err != nil {
 		return nil, err
 	}
 	if _, err := w.CVO.Apply(ctx, r); err != nil {
@@ -204,11 +206,11 @@ func (w *World) workloads() []Workload {
 	kc := w.CP.KubeconfigPath
 	return []Workload{
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-operator", Container: "machine-config-operator",
-			Entrypoint: []string{"/usr/bin/machine-config-operator"},
+			Entrypoint: []string{"/usr/bin/machine-config-operator"}, Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
 				return w.startProcess("operator", c, operatorAdditions(kc))
 			}},
-		{Namespace: Namespace, Selector: "k8s-app=machine-config-controller", Container: "machine-config-controller",
+		{Namespace: Namespace, Selector: "k8s-app=machine-config-controller", Container: "machine-config-controller", Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
 				port, err := freePort()
 				if err != nil {
@@ -385,6 +387,13 @@ func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent)
 	if w.opts.OnBoot != nil {
 		w.opts.OnBoot(node, ev)
 	}
+}
+
+// SimNodeBinaries are tandem's daemon built from this tree and the
+// rpm-ostree double the world's nodes run: for a simulated node of
+// another cluster beside the world (an infra cluster's DPU).
+func (w *World) SimNodeBinaries() (daemon, rpmOstree string) {
+	return w.treeDaemon, w.rpmOst
 }
 
 // Node is the simulated node of name, once its daemon pod ran.

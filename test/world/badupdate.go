@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/framework"
 	"github.com/tandem-mco/tandem/test/osdouble"
 	"github.com/tandem-mco/tandem/test/osimage"
 )
@@ -111,7 +112,7 @@ func (w *World) BadUpdate(ctx context.Context, o BadUpdateOptions) (*BadUpdateRe
 	// The pool's update MachineConfig, as a rollout publishes it: after an
 	// earlier rollout of this world, a MachineConfig of another name would
 	// sort before it and change nothing in the rendered config.
-	if err := w.applyConfig(ctx, c, "99-"+o.Pool+"-update", o.Pool, bad, []ignitionFile{{Path: UpdateFile, Contents: "tandem bad update\n"}}); err != nil {
+	if err := w.applyConfig(ctx, c, "99-"+o.Pool+"-update", o.Pool, bad, []framework.IgnitionFile{{Path: UpdateFile, Contents: "tandem bad update\n"}}); err != nil {
 		return nil, err
 	}
 	if res.Target, err = renderedConfig(ctx, c, o.Pool, before); err != nil {

@@ -2,10 +2,6 @@ package world
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/tandem-mco/tandem/test/framework"
 )
@@ -21,15 +17,6 @@ func (w *World) buildBinaries(ctx context.Context) error {
 	if w.bins.daemon, w.bins.rpmOstree, err = framework.BuildSimNodeBinaries(ctx, dir); err != nil {
 		return err
 	}
-	w.bins.controller = filepath.Join(dir, "machine-config-controller")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags=containers_image_openpgp", "-o", w.bins.controller, "./cmd/machine-config-controller")
-	root, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("finding the module root: %w", err)
-	}
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building machine-config-controller: %w\n%s", err, out)
-	}
-	return nil
+	w.bins.controller, err = framework.BuildControllerBinary(ctx, dir)
+	return err
 }

@@ -2,15 +2,11 @@ package world
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
@@ -90,42 +86,24 @@ func (w *World) addNode(c *Cluster, name, pool, pair string, member int) {
 }
 
 func createPool(ctx context.Context, c *Cluster, name string, maxUnavailable int) error {
-	mu := intstr.FromInt(maxUnavailable)
-	pool := &mcfgv1.MachineConfigPool{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: mcfgv1.MachineConfigPoolSpec{
-			MachineConfigSelector: metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.MachineConfigRoleLabel, name),
-			NodeSelector:          metav1.AddLabelToSelector(&metav1.LabelSelector{}, constants.NodeRoleLabelPrefix+name, ""),
-			MaxUnavailable:        &mu,
-			// Paused until bootstrapNodes has marked the nodes as running the
-			// first rendered config: a planner seeing nodes without a
-			// currentConfig would otherwise plan for them.
-			Paused: true,
-		},
-	}
+	// Paused until bootstrapNodes has marked the nodes as running the
+	// first rendered config: a planner seeing nodes without a
+	// currentConfig would otherwise plan for them.
+	pool := framework.MachineConfigPool(name, maxUnavailable, true)
 	if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Create(ctx, pool, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating pool %s in %s: %w", name, c.Name, err)
 	}
 	return nil
 }
 
-// ignitionFile is one file of a MachineConfig's Ignition config.
-type ignitionFile struct {
-	Path     string
-	Contents string
-	Mode     int // default 0644
-}
-
 // pullSecretPath is where every rendered config lays the cluster's pull
-// secret, mode 0600 (openshift/machine-config-operator release-4.21
-// templates/common/_base/files/pull-secret.yaml); the daemon hands it to
-// rpm-ostree, and it holds the world registry's credentials.
-const pullSecretPath = "/var/lib/kubelet/config.json"
+// secret; it holds the world registry's credentials.
+const pullSecretPath = framework.KubeletPullSecret
 
 // baseFiles are the files of every pool's base config, as the MCO's
 // templates put them in every rendered config: the pull secret.
-func (w *World) baseFiles() []ignitionFile {
-	return []ignitionFile{{Path: pullSecretPath, Contents: string(w.Registry.AuthJSON()), Mode: 0o600}}
+func (w *World) baseFiles() []framework.IgnitionFile {
+	return []framework.IgnitionFile{{Path: pullSecretPath, Contents: string(w.Registry.AuthJSON()), Mode: 0o600}}
 }
 
 // installFiles are the files a node has when installed: the base config's
@@ -138,45 +116,20 @@ func (w *World) installFiles() map[string]string {
 	return files
 }
 
-func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
+func (w *World) createConfig(ctx context.Context, c *Cluster, name, pool, image string, files []framework.IgnitionFile) error {
 	return w.writeConfig(ctx, c, name, pool, image, files, false)
 }
 
 // applyConfig creates the MachineConfig, or updates it when it exists (a
 // later rollout of the same world).
-func (w *World) applyConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile) error {
+func (w *World) applyConfig(ctx context.Context, c *Cluster, name, pool, image string, files []framework.IgnitionFile) error {
 	return w.writeConfig(ctx, c, name, pool, image, files, true)
 }
 
-func (w *World) writeConfig(ctx context.Context, c *Cluster, name, pool, image string, files []ignitionFile, update bool) error {
-	type contents struct {
-		Source string `json:"source"`
-	}
-	type file struct {
-		Path      string   `json:"path"`
-		Mode      int      `json:"mode"`
-		Overwrite bool     `json:"overwrite"`
-		Contents  contents `json:"contents"`
-	}
-	cfg := map[string]any{"ignition": map[string]string{"version": "3.4.0"}}
-	if len(files) > 0 {
-		var fs []file
-		for _, f := range files {
-			mode := f.Mode
-			if mode == 0 {
-				mode = 0o644
-			}
-			fs = append(fs, file{Path: f.Path, Mode: mode, Overwrite: true, Contents: contents{Source: dataURL(f.Contents)}})
-		}
-		cfg["storage"] = map[string]any{"files": fs}
-	}
-	raw, err := json.Marshal(cfg)
+func (w *World) writeConfig(ctx context.Context, c *Cluster, name, pool, image string, files []framework.IgnitionFile, update bool) error {
+	mc, err := framework.MachineConfig(name, pool, image, files)
 	if err != nil {
 		return err
-	}
-	mc := &mcfgv1.MachineConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{constants.MachineConfigRoleLabel: pool}},
-		Spec:       mcfgv1.MachineConfigSpec{OSImageURL: image, Config: runtime.RawExtension{Raw: raw}},
 	}
 	mcs := c.CP.MCO.MachineconfigurationV1().MachineConfigs()
 	if update {
@@ -221,16 +174,11 @@ func (w *World) bootstrapNodes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-			constants.CurrentConfigAnnotation: cfg,
-			constants.DesiredConfigAnnotation: cfg,
-			constants.StateAnnotation:         constants.MachineConfigDaemonStateDone,
-		}}})
-		if _, err := n.Cluster.CP.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := n.Cluster.CP.Kube.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, framework.BootstrapNodePatch(cfg), metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("bootstrapping node %s: %w", name, err)
 		}
 	}
-	unpause := []byte(`{"spec":{"paused":false}}`)
+	unpause := []byte(framework.UnpausePatch)
 	for _, c := range []*Cluster{w.Tenant, w.Infra} {
 		for pool := range c.Pools {
 			if _, err := c.CP.MCO.MachineconfigurationV1().MachineConfigPools().Patch(ctx, pool, types.MergePatchType, unpause, metav1.PatchOptions{}); err != nil {

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
-	mcfginformers "github.com/openshift/client-go/machineconfiguration/informers/externalversions"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/tandem-mco/tandem/test/framework"
 )
 
 // coalesceWatch observes, during a rollout, what a person would count to
@@ -24,9 +24,10 @@ type coalesceWatch struct {
 	start time.Time
 	stop  context.CancelFunc
 
+	pauses *framework.PoolPauses
+
 	mu      sync.Mutex
 	cordons map[string]int // DPU host -> schedulable-to-cordoned transitions
-	pauses  int            // pools seen going paused (or paused at the start)
 }
 
 // CoalesceCounts are the figures of the dpu-coalesce line.
@@ -56,21 +57,12 @@ func startCoalesceWatch(ctx context.Context, w *World) (*coalesceWatch, error) {
 		return nil, err
 	}
 	kube.Start(ctx.Done())
-	synced := []cache.InformerSynced{nodes.HasSynced}
-	for _, cl := range []*Cluster{w.Tenant, w.Infra} {
-		f := mcfginformers.NewSharedInformerFactory(cl.CP.MCO, 0)
-		pools := f.Machineconfiguration().V1().MachineConfigPools().Informer()
-		if _, err := pools.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { c.poolChanged(nil, obj.(*mcfgv1.MachineConfigPool)) },
-			UpdateFunc: func(old, cur any) { c.poolChanged(old.(*mcfgv1.MachineConfigPool), cur.(*mcfgv1.MachineConfigPool)) },
-		}); err != nil {
-			cancel()
-			return nil, err
-		}
-		f.Start(ctx.Done())
-		synced = append(synced, pools.HasSynced)
+	var err error
+	if c.pauses, err = framework.WatchPoolPauses(ctx, w.Tenant.CP.MCO, w.Infra.CP.MCO); err != nil {
+		cancel()
+		return nil, err
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
 		cancel()
 		return nil, fmt.Errorf("coalesce watch: caches did not sync")
 	}
@@ -89,20 +81,12 @@ func (c *coalesceWatch) nodeChanged(old, cur any) {
 	}
 }
 
-func (c *coalesceWatch) poolChanged(old, cur *mcfgv1.MachineConfigPool) {
-	if cur.Spec.Paused && (old == nil || !old.Spec.Paused) {
-		c.mu.Lock()
-		c.pauses++
-		c.mu.Unlock()
-	}
-}
-
 // counts stops the watch and returns its figures.
 func (c *coalesceWatch) counts() CoalesceCounts {
 	c.stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := CoalesceCounts{Pauses: c.pauses}
+	out := CoalesceCounts{Pauses: c.pauses.Count()}
 	for _, name := range c.w.Order {
 		n := c.w.Nodes[name]
 		if n.Cluster != c.w.Tenant || n.Pair == "" {

@@ -2,17 +2,12 @@ package world
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"slices"
 
 	"github.com/tandem-mco/tandem/test/framework"
 )
-
-func dataURL(s string) string {
-	return "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte(s))
-}
 
 func (w *World) startControllers(ctx context.Context) error {
 	common := []string{"start", "--leader-elect=false", "--metrics-listen-address=", "--workers=4", "-v=2"}
@@ -47,17 +42,10 @@ func etcdEndpointsFlag(e *framework.EtcdCluster) string {
 	return flag
 }
 
-// infraIdentity is the user the infra cluster's controller is in the tenant
-// cluster; manifests/rbac/tenant-dpu-infra-identity.yaml binds its rights.
-const infraIdentity = "system:serviceaccount:openshift-machine-config-operator:tandem-dpu-infra"
-
 // infraControllerArgs wires the infra controller to the tenant cluster with
 // the narrow infra identity, never with the tenant's admin credentials.
 func (w *World) infraControllerArgs(ctx context.Context) ([]string, error) {
-	if err := framework.ApplyManifest(ctx, w.Tenant.CP.Kube, "manifests/rbac/tenant-dpu-infra-identity.yaml"); err != nil {
-		return nil, err
-	}
-	kubeconfig, _, err := w.Tenant.CP.AddUser(infraIdentity, "system:serviceaccounts", "system:authenticated")
+	kubeconfig, err := w.Tenant.CP.AddDPUInfraIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}

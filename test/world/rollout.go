@@ -15,6 +15,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/ostree"
+	"github.com/tandem-mco/tandem/test/framework"
 )
 
 // RolloutOptions add trouble to a rollout and say how to show it.
@@ -271,7 +272,7 @@ func (w *World) publishUpdate(ctx context.Context, v int, image string) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				files := []ignitionFile{{Path: UpdateFile, Contents: fmt.Sprintf("tandem update %d\n", v)}}
+				files := []framework.IgnitionFile{{Path: UpdateFile, Contents: fmt.Sprintf("tandem update %d\n", v)}}
 				if err := w.applyConfig(ctx, c, "99-"+pool+"-update", pool, image, files); err != nil {
 					mu.Lock()
 					errs = append(errs, err)

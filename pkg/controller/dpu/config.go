@@ -215,9 +215,13 @@ func (c Config) Setup(cfg *rest.Config, kube kubernetes.Interface, nodes coreinf
 		if err != nil {
 			return nil, nil, err
 		}
+		release, err := ClusterVersionRelease(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
 		t, err := NewTenantController(kube, hm, nodes, pools, TenantOptions{Registerer: reg, Admission: admission,
 			AnnounceWait: c.announceWait(), MachineConfigs: configs, MachineConfigNodes: mcns, NodeMaintenances: nms, UpdateGates: updateGates,
-			UpdateDelay: c.UpdateDelay})
+			UpdateDelay: c.UpdateDelay, DesiredRelease: release})
 		if err != nil {
 			return nil, nil, fmt.Errorf("hostmaintenance controller: %w", err)
 		}

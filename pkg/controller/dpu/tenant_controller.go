@@ -30,6 +30,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/controller/queue"
+	"github.com/tandem-mco/tandem/pkg/controller/render"
 )
 
 // TenantComponentName is the tenant controller's event source and queue name.
@@ -69,6 +70,11 @@ type TenantOptions struct {
 	// MachineConfigs tells when a pool's target was created (for
 	// AnnounceWait); nil: paired hosts do not wait.
 	MachineConfigs mcfginformers.MachineConfigInformer
+	// DesiredRelease reads the release the cluster upgrades to
+	// (ClusterVersionRelease), read while a Reboot request is open: a host
+	// whose pool's config for that release is not rendered yet waits for it
+	// (up to CoalesceWait) before its reboot. nil: not read.
+	DesiredRelease ReleaseReader
 	// MachineConfigNodes tell the pools' circuit breakers since when a node
 	// is Degraded (node.Options.MachineConfigNodes); nil: a failing node
 	// counts at once.
@@ -384,6 +390,13 @@ func (c *TenantController) snapshot(ctx context.Context) (TenantSnapshot, error)
 	for _, hm := range c.requests.List() {
 		s.Requests = append(s.Requests, c.written.current(hm, s.Now))
 	}
+	if c.opts.DesiredRelease != nil && slices.ContainsFunc(s.Requests, openReboot) {
+		rel, err := c.opts.DesiredRelease(ctx)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Cannot tell whether a release upgrade is under way; a host's reboot does not wait for its render")
+		}
+		s.DesiredRelease = rel
+	}
 	if c.nodeMaintenances != nil {
 		for _, obj := range c.nodeMaintenances.GetStore().List() {
 			if hm, ok := nodeMaintenanceRequest(obj.(*unstructured.Unstructured)); ok {
@@ -453,6 +466,7 @@ func (c *TenantController) tenantPoolOf(p *mcfgv1.MachineConfigPool, maxUnavaila
 	if c.configs != nil && tp.Target != "" {
 		if mc, err := c.configs.Get(tp.Target); err == nil {
 			tp.TargetSince = mc.CreationTimestamp.Time
+			tp.TargetRelease = mc.Annotations[render.ReleaseImageVersionAnnotation]
 		}
 	}
 	return tp
@@ -582,6 +596,11 @@ func (c *TenantController) openRequestsFor(nodeName string) []*dpuv1.HostMainten
 	return slices.DeleteFunc(out, func(hm *dpuv1.HostMaintenance) bool {
 		return hm.DeletionTimestamp != nil || hm.Status.Phase.Terminal()
 	})
+}
+
+// openReboot tells whether hm is a Reboot request not ended yet.
+func openReboot(hm *dpuv1.HostMaintenance) bool {
+	return hm.Spec.Action == dpuv1.ActionReboot && !hm.Status.Phase.Terminal() && hm.DeletionTimestamp == nil
 }
 
 // tenantGate keeps the tenant node planner off nodes that maintenance holds

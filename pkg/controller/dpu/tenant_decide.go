@@ -36,6 +36,11 @@ type TenantSnapshot struct {
 	// AnnounceWait bounds how long a paired host's new update waits for its
 	// DPU to ask for maintenance, counted from the target's creation.
 	AnnounceWait time.Duration
+	// DesiredRelease is the OpenShift release the cluster runs or upgrades
+	// to (ClusterVersion status.desired.version); "" when unknown (no
+	// ClusterVersion: not OpenShift, or not read because no Reboot request
+	// is open).
+	DesiredRelease string
 }
 
 // TenantNode is what DecideTenant knows of a tenant node.
@@ -72,6 +77,23 @@ type TenantPool struct {
 	MaxUnavailable int
 	// TargetSince is when the target config was created; zero if unknown.
 	TargetSince time.Time
+	// TargetRelease is the release the target config was rendered for (its
+	// release-image-version annotation, which the MCO's render stamps);
+	// "" if unknown.
+	TargetRelease string
+}
+
+// releaseToRender returns the release the cluster upgrades to when pool's
+// config for it is not rendered yet ("" otherwise): the CVO has made the
+// release desired, and the pool's target still carries another release's
+// stamp (the MCO's operator judges its own upgrade by the same stamp:
+// pkg/operator/sync.go, release-4.21). A new release's config comes to
+// every pool, even one whose content does not change (re-stamped).
+func releaseToRender(p TenantPool, desired string) string {
+	if desired == "" || p.TargetRelease == "" || p.TargetRelease == desired {
+		return ""
+	}
+	return desired
 }
 
 // DrainState is the drainer's view of a node's drain since its hold began.
@@ -492,11 +514,26 @@ func (d *tenantDecider) requestReboot(r *reqState, n TenantNode, token string) {
 		d.rebooting(r, token, fmt.Sprintf("asked the daemon of node %s to apply its staged update %s with this reboot (one drain, one reboot)",
 			name, pool.Target))
 		return
-	case pending && v.Stage == pool.Target && !d.coalesceDeadlinePassed(r):
+	case pending && !d.coalesceDeadlinePassed(r):
+		// Staging (or about to: the planner stages every node of a pool
+		// whose rollout is not halted, and a halted one holds the update,
+		// UpdateHeld): rebooting between the render and the stage would
+		// leave the host to be drained and rebooted again for its update.
 		d.plan.Waiting = true
 		msg := fmt.Sprintf("waiting for node %s to finish staging %s, so one reboot applies both", name, pool.Target)
 		r.status.Message = msg
 		d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionFalse, dpuv1.ReasonWaitingForStage, msg)
+		return
+	case hasPool && !pool.Paused && v.Desired == v.Current && !v.FailingState() && n.UpdateHeld == "" &&
+		releaseToRender(pool, d.s.DesiredRelease) != "" && !d.coalesceDeadlinePassed(r):
+		// A release upgrade has begun (the CVO made it desired) and the
+		// render has not given the pool its config yet: rebooting now would
+		// leave the host to be drained and rebooted again for it.
+		d.plan.Waiting = true
+		msg := fmt.Sprintf("waiting for pool %s's config for release %s (its target %s is release %s's), so one reboot applies both",
+			n.Pool, d.s.DesiredRelease, pool.Target, pool.TargetRelease)
+		r.status.Message = msg
+		d.cond(r, dpuv1.ConditionRebooted, metav1.ConditionFalse, dpuv1.ReasonWaitingForRelease, msg)
 		return
 	}
 	d.plan.Nodes = append(d.plan.Nodes, NodeAction{Kind: NodeReboot, Node: name, Token: token})

@@ -96,6 +96,17 @@ func snapshot(nodes []TenantNode, reqs ...*dpuv1.HostMaintenance) TenantSnapshot
 	return s
 }
 
+// duringUpgrade: w0, drained, has a Reboot request while the cluster runs
+// or upgrades to release desired; the worker pool targets target, rendered
+// for release targetRelease.
+func duringUpgrade(target, targetRelease, desired string, mods ...func(*TenantNode)) TenantSnapshot {
+	s := snapshot([]TenantNode{doneNode("w0", append([]func(*TenantNode){held("false")}, mods...)...)},
+		request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseDrained, true)))
+	s.Pools["worker"] = TenantPool{Name: "worker", Target: target, TargetRelease: targetRelease, MaxUnavailable: 1}
+	s.DesiredRelease = desired
+	return s
+}
+
 type wantStatus struct {
 	phase  dpuv1.HostMaintenancePhase
 	reason string // reason of the Admitted condition
@@ -328,6 +339,57 @@ func TestDecideTenant(t *testing.T) {
 					request("r1", "w0", dpuv1.ActionReboot, time.Minute, inPhase(dpuv1.PhaseDrained, true)))
 				s.Pools["worker"] = TenantPool{Name: "worker", Target: cfgB, MaxUnavailable: 1}
 				s.Now = t0.Add(time.Hour)
+				return s
+			},
+			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "to reboot it"}},
+		},
+		{
+			// The CVO has made 4.21.1 desired; the MCO's render has not given
+			// the pool its 4.21.1 config yet (the target is 4.21.0's).
+			name:    "drained reboot during a release upgrade not rendered yet: wait for the render",
+			snap:    func() TenantSnapshot { return duringUpgrade(cfgA, "4.21.0", "4.21.1") },
+			waiting: true,
+			status:  map[string]wantStatus{"r1": {dpuv1.PhaseDrained, "", "waiting for pool worker's config for release 4.21.1"}},
+		},
+		{
+			name: "release upgrade not rendered after CoalesceWait: plain reboot",
+			snap: func() TenantSnapshot {
+				s := duringUpgrade(cfgA, "4.21.0", "4.21.1")
+				s.Now = t0.Add(time.Hour)
+				return s
+			},
+			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "to reboot it"}},
+		},
+		{
+			name: "release rendered and staging: wait for the stage, then one reboot",
+			snap: func() TenantSnapshot {
+				return duringUpgrade(cfgB, "4.21.1", "4.21.1", func(n *TenantNode) { n.View.Stage = cfgB })
+			},
+			waiting: true,
+			status:  map[string]wantStatus{"r1": {dpuv1.PhaseDrained, "", "finish staging " + cfgB}},
+		},
+		{
+			// The render is seen before the planner's stageConfig write.
+			name:    "release rendered, the host not told to stage yet: wait for the stage",
+			snap:    func() TenantSnapshot { return duringUpgrade(cfgB, "4.21.1", "4.21.1") },
+			waiting: true,
+			status:  map[string]wantStatus{"r1": {dpuv1.PhaseDrained, "", "finish staging " + cfgB}},
+		},
+		{
+			name:   "release rendered, the host's pool unchanged by it: plain reboot",
+			snap:   func() TenantSnapshot { return duringUpgrade(cfgA, "4.21.1", "4.21.1") },
+			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},
+			status: map[string]wantStatus{"r1": {dpuv1.PhaseRebooting, "", "to reboot it"}},
+		},
+		{
+			name: "paused pool during a release upgrade: no wait",
+			snap: func() TenantSnapshot {
+				s := duringUpgrade(cfgA, "4.21.0", "4.21.1")
+				p := s.Pools["worker"]
+				p.Paused = true
+				s.Pools["worker"] = p
 				return s
 			},
 			nodes:  []NodeAction{{Kind: NodeReboot, Node: "w0", Token: "hostmaintenance-uid-r1"}},

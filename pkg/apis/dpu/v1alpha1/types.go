@@ -92,10 +92,14 @@ const (
 	ReasonReleased        = "Released"
 	ReasonRebootRequested = "RebootRequested"
 	ReasonWaitingForStage = "WaitingForStagedUpdate"
-	ReasonRebooted        = "Rebooted"
-	ReasonCoalesced       = "CoalescedWithUpdate"
-	ReasonPaired          = "Paired"
-	ReasonTainted         = "Tainted"
+	// ReasonWaitingForRelease: the cluster upgrades to a release whose
+	// config for the host's pool is not rendered yet; the host's reboot
+	// waits for it, so that one reboot applies both.
+	ReasonWaitingForRelease = "WaitingForReleaseRender"
+	ReasonRebooted          = "Rebooted"
+	ReasonCoalesced         = "CoalescedWithUpdate"
+	ReasonPaired            = "Paired"
+	ReasonTainted           = "Tainted"
 )
 
 // HostMaintenanceSpec is the request. It cannot be changed once created:
