@@ -15,8 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/test/framework"
@@ -41,7 +39,7 @@ const (
 
 // dpuPair is the infra cluster beside the MCO world and the record of
 // what a person would count during the upgrade: the host's cordons (from
-// a watch of the tenant's Nodes), both machines' reboots, the host's
+// the upgrade monitor), both machines' reboots, the host's
 // schedulability at the moment the DPU goes down, and pools going paused
 // in either cluster.
 type dpuPair struct {
@@ -55,12 +53,11 @@ type dpuPair struct {
 
 	mu               sync.Mutex
 	counting         bool
-	hostCordons      int
 	dpuReboots       int
 	whileDrained     int
 	whileSchedulable []string // when the DPU went down under a schedulable host
 	pauses           *framework.PoolPauses
-	timeline         []string // the host's cordons and uncordons, the DPU's shutdowns
+	timeline         []string // the DPU's shutdowns
 }
 
 // enableDPUTenant is the admin's step on the tenant cluster (docs/dpu.md
@@ -206,52 +203,20 @@ func (p *dpuPair) publishUpdate(ctx context.Context, image string) error {
 	return p.applyConfig(ctx, "99-"+constants.DPUWorkerPool+"-update", image)
 }
 
-// count starts the record: a watch of the tenant's Nodes (the host's
-// cordons) and of both clusters' pools (pauses).
+// count starts the record: a watch of both clusters' pools (pauses). The
+// host's cordons and reboots are the upgrade monitor's (its watch of the
+// tenant's Nodes and the nodes' boots).
 func (p *dpuPair) count(ctx context.Context, t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	p.stop = cancel
-	kube := informers.NewSharedInformerFactory(p.tenant.CP.Kube, 0)
-	nodes := kube.Core().V1().Nodes().Informer()
-	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, cur any) {
-		o, n := old.(*corev1.Node), cur.(*corev1.Node)
-		if n.Name != dpuHost {
-			return
-		}
-		was, is := hostState(o), hostState(n)
-		if was == is {
-			return
-		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if !o.Spec.Unschedulable && n.Spec.Unschedulable {
-			p.hostCordons++
-		}
-		p.timeline = append(p.timeline, time.Now().Format("15:04:05.000")+" "+dpuHost+" "+is)
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	kube.Start(ctx.Done())
 	var err error
 	if p.pauses, err = framework.WatchPoolPauses(ctx, p.tenant.CP.MCO, p.infra.MCO); err != nil {
 		t.Fatal(err)
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
-		t.Fatal("the DPU pair's watch of the tenant's Nodes did not sync")
-	}
 	p.mu.Lock()
 	p.counting = true
 	p.mu.Unlock()
-}
-
-// hostState is what the timeline shows of the host: its schedulability
-// and its config annotations.
-func hostState(n *corev1.Node) string {
-	a := n.Annotations
-	return fmt.Sprintf("unschedulable=%t current=%s desired=%s stage=%s staged=%s state=%s",
-		n.Spec.Unschedulable, a[constants.CurrentConfigAnnotation], a[constants.DesiredConfigAnnotation],
-		a[constants.StageConfigAnnotation], a[constants.StagedConfigAnnotation], a[constants.StateAnnotation])
 }
 
 // dpuShutdown reads, as the DPU goes down, whether its host is cordoned.
@@ -290,8 +255,9 @@ func (p *dpuPair) dpuBoot(ev framework.BootEvent) {
 // judge waits (bounded) for the DPU to run its new config and its host to
 // be schedulable again, then checks the counts: one drain and one reboot
 // of the host, one reboot of the DPU, under a drained host; and prints
-// them. hostReboots comes from the upgrade's monitor (the host's boots).
-func (p *dpuPair) judge(ctx context.Context, t *testing.T, hostReboots func() int, before string) {
+// them. The host's drains and reboots are counted by the upgrade's
+// monitor, read once the DPU's update is done.
+func (p *dpuPair) judge(ctx context.Context, t *testing.T, hostDrains, hostReboots func() int, before string) {
 	t.Helper()
 	target, err := p.renderedConfig(ctx, before)
 	if err == nil {
@@ -322,7 +288,7 @@ func (p *dpuPair) judge(ctx context.Context, t *testing.T, hostReboots func() in
 	p.stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	drains, reboots := p.hostCordons, hostReboots()
+	drains, reboots := hostDrains(), hostReboots()
 	t.Logf("DPU pair timeline:\n%s", strings.Join(p.timeline, "\n"))
 	if drains != 1 {
 		t.Errorf("%s was cordoned %d times during the upgrade, want 1 (one drain for its own update and its DPU's)", dpuHost, drains)

@@ -16,7 +16,8 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
@@ -140,7 +141,7 @@ func TestMCOUpgrade(t *testing.T) {
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
 		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode)
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
-	pair.judge(ctx, t, func() int { return mon.reboots()[dpuHost] }, infraBefore)
+	pair.judge(ctx, t, func() int { return mon.cordonCount(dpuHost) }, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }
 
 func synthesize(ctx context.Context, t *testing.T, reg *osimage.Registry, v int) string {
@@ -270,6 +271,7 @@ type upgradeMonitor struct {
 	staged        map[string]map[string]time.Time // node -> config -> first seen staged
 	granted       map[string]map[string]time.Time // node -> config -> first seen desired
 	cordoned      map[string]time.Time            // node -> first seen unschedulable
+	cordons       map[string]int                  // node -> times made unschedulable
 	wentDown      map[string]time.Time            // node -> first shutdown
 	rebootCount   map[string]int
 	masters       []string // master shutdown order
@@ -278,7 +280,7 @@ type upgradeMonitor struct {
 }
 
 func newUpgradeMonitor(etcd *framework.EtcdCluster) *upgradeMonitor {
-	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, wentDown: map[string]time.Time{}, rebootCount: map[string]int{}}
+	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, cordons: map[string]int{}, wentDown: map[string]time.Time{}, rebootCount: map[string]int{}}
 }
 
 // start begins the record: the etcd leader now, and a watch of the Nodes.
@@ -290,27 +292,37 @@ func (m *upgradeMonitor) start(ctx context.Context, t *testing.T, w *mcoworld.Wo
 	m.mu.Lock()
 	m.started, m.initialLeader = true, leader
 	m.mu.Unlock()
-	wi, err := w.CP.Kube.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{})
-	if err != nil {
+	// An informer, not a bare watch: a watch the apiserver closes mid-upgrade
+	// would silently stop the counts the test judges.
+	factory := informers.NewSharedInformerFactory(w.CP.Kube, 0)
+	nodes := factory.Core().V1().Nodes().Informer()
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { m.nodeSeen(nil, obj.(*corev1.Node)) },
+		UpdateFunc: func(old, cur any) { m.nodeSeen(old.(*corev1.Node), cur.(*corev1.Node)) },
+	}); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		defer wi.Stop()
-		for ev := range wi.ResultChan() {
-			n, ok := ev.Object.(*corev1.Node)
-			if !ok || ev.Type == watch.Deleted {
-				continue
-			}
-			now := time.Now()
-			m.mu.Lock()
-			first(m.staged, n.Name, n.Annotations[constants.StagedConfigAnnotation], now)
-			first(m.granted, n.Name, n.Annotations[constants.DesiredConfigAnnotation], now)
-			if _, seen := m.cordoned[n.Name]; n.Spec.Unschedulable && !seen {
-				m.cordoned[n.Name] = now
-			}
-			m.mu.Unlock()
-		}
-	}()
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
+		t.Fatal("the upgrade monitor's watch of the Nodes did not sync")
+	}
+}
+
+// nodeSeen records a Node's new state (old is nil when first listed): the
+// first time each config is staged and desired, the first cordon, and
+// every cordon (a schedulable node made unschedulable).
+func (m *upgradeMonitor) nodeSeen(old, n *corev1.Node) {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	first(m.staged, n.Name, n.Annotations[constants.StagedConfigAnnotation], now)
+	first(m.granted, n.Name, n.Annotations[constants.DesiredConfigAnnotation], now)
+	if _, seen := m.cordoned[n.Name]; n.Spec.Unschedulable && !seen {
+		m.cordoned[n.Name] = now
+	}
+	if n.Spec.Unschedulable && (old == nil || !old.Spec.Unschedulable) {
+		m.cordons[n.Name]++
+	}
 }
 
 func first(seen map[string]map[string]time.Time, node, config string, now time.Time) {
@@ -448,6 +460,13 @@ func (m *upgradeMonitor) stageTimes(pools map[string][]string, targets map[strin
 	}
 	sort.Strings(out)
 	return strings.Join(out, "; ")
+}
+
+// cordonCount is how many times node was cordoned since start.
+func (m *upgradeMonitor) cordonCount(node string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cordons[node]
 }
 
 func (m *upgradeMonitor) reboots() map[string]int {
