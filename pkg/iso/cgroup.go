@@ -40,6 +40,9 @@ type StagingCgroup struct {
 	parent     string // the Parent directory, removed on Destroy if we made it
 	madeParent bool
 	mgr        cgroups.Manager
+	// weightMissing says why the spec's weight was not set ("" when it
+	// was, or none was asked for).
+	weightMissing string
 }
 
 // CgroupPaths returns where CreateStagingCgroup puts the cgroup: the
@@ -85,12 +88,28 @@ func CreateStagingCgroup(ctx context.Context, spec CgroupSpec) (*StagingCgroup, 
 	if err := c.mgr.Apply(-1); err != nil { // -1: create, attach nothing
 		return nil, fmt.Errorf("create cgroup %s: %w", c.path, err)
 	}
-	if err := c.set(spec.WriteBps, spec.Weight); err != nil {
+	// The throttle is what the cgroup is for; without it the cgroup
+	// would only move the writer, so it is not made.
+	if cgroupHas(c.path, throttleFile(c.v2)) == "" {
+		return nil, errors.Join(noWriteLimitError(c.path, c.v2), c.Destroy(ctx))
+	}
+	weight := spec.Weight
+	if weight != 0 && cgroupHas(c.path, weightFiles(c.v2)...) == "" {
+		// The weight is optional: without bfq (v1) or io.cost/bfq (v2)
+		// the kernel has no file for it, and the limit still applies.
+		c.weightMissing = missingWeightReason(c.v2, spec.Device.Disks)
+		weight = 0
+	}
+	if err := c.set(spec.WriteBps, weight); err != nil {
 		return nil, errors.Join(err, c.Destroy(ctx))
 	}
-	klog.FromContext(ctx).Info("Staging cgroup created", "path", c.path, "device", spec.Device.LimitKey(), "writeBps", spec.WriteBps, "weight", spec.Weight)
+	klog.FromContext(ctx).Info("Staging cgroup created", "path", c.path, "device", spec.Device.LimitKey(), "writeBps", spec.WriteBps, "weight", weight, "weightMissing", c.weightMissing)
 	return c, nil
 }
+
+// WeightMissing says why the asked-for weight was not set on this host,
+// "" when it was set or none was asked for.
+func (c *StagingCgroup) WeightMissing() string { return c.weightMissing }
 
 // Path is the cgroup's directory.
 func (c *StagingCgroup) Path() string { return c.path }

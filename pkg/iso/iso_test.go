@@ -397,6 +397,7 @@ func TestCgroupThrottleOnRealHierarchy(t *testing.T) {
 	if lim, err := cg.WriteLimit(); err != nil || lim != 64<<20 {
 		t.Fatalf("write limit %d (%v), want 64 MiB/s", lim, err)
 	}
+	checkWeightAsHostAllows(t, s, 50)
 	cfg, _ := os.ReadFile(RepoConfigPath(sysroot))
 	if !strings.Contains(string(cfg), "per-object-fsync=true") {
 		t.Fatalf("repo config not paced:\n%s", cfg)

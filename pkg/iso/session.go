@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -134,7 +135,7 @@ func (p *Policy) Prepare(ctx context.Context) (_ *Session, err error) {
 			return nil, err
 		}
 	}
-	klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name, "device", s.device.Name, "levers", s.applied, "skipped", s.skipped)
+	klog.FromContext(ctx).Info("Staging I/O policy prepared", "policy", p.name, "device", s.device.Name, "io", s.Describe())
 	return s, nil
 }
 
@@ -179,7 +180,9 @@ func (s *Session) setScheduler(ctx context.Context, sched string) error {
 			continue
 		}
 		if !contains(avail, sched) {
-			return fmt.Errorf("scheduler %s not available on %s (have %v)", sched, disk, avail)
+			// An optional lever: the policy's other knobs still apply.
+			s.skip(ctx, LeverScheduler, fmt.Sprintf("%s offers no %s (schedulers: %s)", disk, sched, strings.Join(avail, " ")))
+			continue
 		}
 		if err := s.journal.note(Entry{Kind: kindFile, Lever: "scheduler", Path: SchedulerPath(disk), Original: cur, Volatile: true}); err != nil {
 			return err
@@ -226,8 +229,15 @@ func (s *Session) setWriteLimit(ctx context.Context) error {
 		if err := s.journal.note(Entry{Kind: kindCgroup, Lever: LeverWriteLimit, Path: path, Parent: parent, Volatile: true}); err != nil {
 			return err
 		}
-		if s.cgroup, err = CreateStagingCgroup(ctx, spec); err != nil {
+		if s.cgroup, err = CreateStagingCgroup(ctx, spec); errors.Is(err, ErrNoWriteLimit) {
+			s.cgroup = nil
+			s.skip(ctx, LeverWriteLimit, err.Error())
+			return nil
+		} else if err != nil {
 			return err
+		}
+		if why := s.cgroup.WeightMissing(); why != "" {
+			s.skip(ctx, LeverWeight, why)
 		}
 		lim = s.cgroup
 	}
@@ -236,14 +246,22 @@ func (s *Session) setWriteLimit(ctx context.Context) error {
 	return nil
 }
 
+// skip records an optional lever this host lacks, and logs it once.
+func (s *Session) skip(ctx context.Context, lever, why string) {
+	if prev, ok := s.skipped[lever]; ok {
+		why = prev + "; " + why
+	}
+	s.skipped[lever] = why
+	klog.FromContext(ctx).Info("I/O lever not available here; staging without it", "lever", lever, "why", why)
+}
+
 func (s *Session) applyLever(ctx context.Context, l lever, value uint64) error {
 	skipped, err := l.apply(ctx, s.journal, value)
 	if err != nil {
 		return fmt.Errorf("lever %s: %w", l.name(), err)
 	}
 	if skipped != "" {
-		s.skipped[l.name()] = skipped
-		klog.FromContext(ctx).Info("I/O lever not available here; staging without it", "lever", l.name(), "why", skipped)
+		s.skip(ctx, l.name(), skipped)
 		return nil
 	}
 	s.levers[l.name()] = l
@@ -255,7 +273,10 @@ func (s *Session) startGovernor(ctx context.Context, steer string) error {
 	o := s.policy.opts
 	l, ok := s.levers[steer]
 	if !ok {
-		return fmt.Errorf("the governor steers %s, which this host lacks: %s", steer, s.skipped[steer])
+		// The governor is optional too: the stage runs with the levers
+		// that are set, unsteered.
+		s.skip(ctx, LeverGovernor, fmt.Sprintf("it steers %s, which this host lacks", steer))
+		return nil
 	}
 	var sampler governor.Sampler
 	if o.EtcdMetricsURL != "" {
@@ -351,6 +372,38 @@ func (s *Session) GovernorOutcome() (governor.Outcome, bool) {
 // Applied lists the levers in force, with the values they were set to (the
 // governor moves the steered one from there).
 func (s *Session) Applied() []AppliedLever { return slices.Clone(s.applied) }
+
+// Describe says, for the node's Staged condition and the log, which
+// levers the session runs with and which it goes without and why, e.g.
+// "levers per-object-fsync write-limit, without weight (no blkio.weight or
+// blkio.bfq.weight; schedulers: none mq-deadline kyber)". It is "" for a
+// policy that sets nothing on the host.
+func (s *Session) Describe() string {
+	var on []string
+	if s.policy.knobs.PerObjectFsync {
+		on = append(on, "per-object-fsync")
+	}
+	if s.policy.knobs.IOPrio != nil {
+		on = append(on, "io-class")
+	}
+	if s.policy.knobs.Scheduler != "" && s.skipped[LeverScheduler] == "" {
+		on = append(on, LeverScheduler+"="+s.policy.knobs.Scheduler)
+	}
+	for _, a := range s.applied {
+		on = append(on, a.Name)
+	}
+	if s.stopGov != nil {
+		on = append(on, LeverGovernor)
+	}
+	var parts []string
+	if len(on) > 0 {
+		parts = append(parts, "levers "+strings.Join(on, " "))
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.skipped)) {
+		parts = append(parts, fmt.Sprintf("without %s (%s)", name, s.skipped[name]))
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Skipped maps the policy's levers this host lacks to the reason.
 func (s *Session) Skipped() map[string]string { return maps.Clone(s.skipped) }

@@ -131,6 +131,11 @@ func (a *Adapter) Stage(ctx context.Context, image, policy string, progress func
 	if gt := sess.GovernorTarget(); gt.Target > 0 {
 		io += ", governor target " + gt.String()
 	}
+	if d := sess.Describe(); d != "" {
+		// What this host let the policy do: a lever it lacks is named
+		// here, in the node's Staged condition, not a failed stage.
+		io += ", " + d
+	}
 	prepared := time.Since(begin)
 	defer func() {
 		if cerr := sess.Close(context.WithoutCancel(ctx)); cerr != nil {
