@@ -67,8 +67,11 @@ crds:
 verify:
 	hack/verify.sh
 
-## test: what CI runs: verify, unit, integration, e2e, the MCO image and VM node tests
-test: verify test-unit test-integration test-e2e test-mco test-vm
+## test: what CI runs: verify, unit, integration, e2e, the MCO image and VM node tests; every level
+##   runs even when one before it failed (hack/test-levels.sh), then the failed ones are listed
+TEST_LEVELS := verify test-unit test-integration test-e2e test-mco test-vm
+test:
+	MAKE="$(MAKE)" hack/test-levels.sh $(TEST_LEVELS)
 
 test-unit:
 	$(GO) test -tags $(GO_TAGS) -count=1 -v ./... 2>&1 | hack/test-filter.sh

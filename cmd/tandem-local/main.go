@@ -5,7 +5,10 @@
 // machine-config-daemon per node on the rpm-ostree double, both clusters'
 // machine-config-controllers and a Deployment with a PDB; then it publishes
 // a new synthesized OS image plus a MachineConfig file change to both
-// clusters and rolls it out, showing a live table and a summary.
+// clusters and rolls it out, showing a live table and a summary. A rollout
+// that cannot finish (every node of a pool failing for --failed-timeout, or
+// no node's annotations changing for --stall-timeout) stops with the
+// distinct reasons the nodes fail for and a non-zero exit.
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -28,6 +32,7 @@ func main() {
 	var o world.Options
 	var keepRunning bool
 	var timeout, tableEvery time.Duration
+	var ro world.RolloutOptions
 	var imageMiB int64
 	flag.StringVar(&o.Dir, "dir", "", "directory for logs, node roots and kubeconfigs (default: a new temp dir)")
 	flag.IntVar(&o.Masters, "masters", 3, "tenant masters, each with an etcd member")
@@ -39,6 +44,8 @@ func main() {
 	flag.BoolVar(&keepRunning, "keep-running", false, "keep both clusters up after the rollout, for kubectl, until Ctrl-C")
 	flag.DurationVar(&timeout, "timeout", 20*time.Minute, "give up on the rollout after this long")
 	flag.DurationVar(&tableEvery, "table-every", 3*time.Second, "how often to print the live table")
+	flag.DurationVar(&ro.FailedTimeout, "failed-timeout", 2*time.Minute, "stop, saying why, once every node of a pool has been failing (Degraded, Unreconcilable or its stage failing) this long; 0: never")
+	flag.DurationVar(&ro.StallTimeout, "stall-timeout", 10*time.Minute, "stop, saying why, once no node's annotations changed for this long; 0: never")
 	klog.InitFlags(nil)
 	_ = flag.Set("logtostderr", "false")
 	_ = flag.Set("stderrthreshold", "ERROR")
@@ -65,7 +72,8 @@ func main() {
 		}
 		os.Exit(130)
 	}()
-	if err := run(ctx, o, keepRunning, timeout, tableEvery); err != nil {
+	ro.Table, ro.TableEvery, ro.Timeout = os.Stdout, tableEvery, timeout
+	if err := run(ctx, o, ro, keepRunning); err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Println("tandem-local: interrupted; everything it started is stopped")
 			return
@@ -78,7 +86,7 @@ func main() {
 // stopBound bounds the teardown after Ctrl-C (the README promises 15 s).
 const stopBound = 12 * time.Second
 
-func run(ctx context.Context, o world.Options, keepRunning bool, timeout, tableEvery time.Duration) error {
+func run(ctx context.Context, o world.Options, ro world.RolloutOptions, keepRunning bool) error {
 	start := time.Now()
 	w, err := world.Start(ctx, o)
 	if err != nil {
@@ -89,9 +97,12 @@ func run(ctx context.Context, o world.Options, keepRunning bool, timeout, tableE
 	for name, path := range w.KubeconfigPaths() {
 		fmt.Printf("  %s: kubectl --kubeconfig %s get nodes,machineconfigpools\n", name, path)
 	}
-	sum, err := w.Rollout(ctx, world.RolloutOptions{Table: os.Stdout, TableEvery: tableEvery, Timeout: timeout})
+	sum, err := w.Rollout(ctx, ro)
 	if sum != nil {
 		sum.Print(os.Stdout)
+	}
+	if stuck, ok := errors.AsType[*world.Stuck](err); ok {
+		printStuck(os.Stdout, stuck)
 	}
 	if err != nil {
 		return err
@@ -104,4 +115,16 @@ func run(ctx context.Context, o world.Options, keepRunning bool, timeout, tableE
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// printStuck says once why a stuck rollout's nodes fail: each distinct
+// reason with the nodes it affects.
+func printStuck(out io.Writer, s *world.Stuck) {
+	fmt.Fprintf(out, "\ntandem-local: stopping: %s\n", s.Why)
+	if len(s.Reasons) == 0 {
+		fmt.Fprintln(out, "why: no node reports a failure (no Degraded state, no stage failure)")
+	}
+	for _, r := range s.Reasons {
+		fmt.Fprintln(out, "why:", r.Line(0))
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
+	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
 
@@ -196,6 +197,14 @@ var cases = map[string]alertCase{
 		load: `load 1m
 			tandem_mcc_pool_breaker_open{pool="worker", node="master-0", ` + ns + `} 0 0 1 1 0`,
 		checks: []check{{1 * time.Minute, false, nil}, {2 * time.Minute, true, map[string]string{"pool": "worker", "severity": "critical"}}, {4 * time.Minute, false, nil}},
+	},
+	"TandemStagesFailing": { // a node of the pool failing to stage for 15m; a shorter failure never fires
+		load: `load 1m
+			tandem_mcc_pool_stage_failed_nodes{pool="worker", node="master-0", ` + ns + `} 0 2x20
+			tandem_mcc_pool_stage_failed_nodes{pool="infra", node="master-0", ` + ns + `} 0 1x10 0x10`,
+		checks: []check{{10 * time.Minute, false, nil}, {15 * time.Minute, false, map[string]string{"pool": "worker"}},
+			{16 * time.Minute, true, map[string]string{"pool": "worker", "severity": "warning"}},
+			{16 * time.Minute, false, map[string]string{"pool": "infra"}}},
 	},
 	"TenantHoldsInfraUpdate": { // overdue for 5m
 		load: `load 1m
@@ -397,7 +406,7 @@ func (r *descRegistry) MustRegister(cs ...prometheus.Collector) {
 func (r *descRegistry) Unregister(prometheus.Collector) bool { return false }
 
 // TestRulesReadSeriesTandemExports: every series an alert reads is one the
-// daemon, the node controller or the drain controller registers (by its
+// daemon, the node controller (pkg/metrics and node.StageMetrics) or the drain controller registers (by its
 // exact name), or is listed above with where it comes from.
 func TestRulesReadSeriesTandemExports(t *testing.T) {
 	reg := &descRegistry{names: map[string]bool{}}
@@ -405,6 +414,7 @@ func TestRulesReadSeriesTandemExports(t *testing.T) {
 	metrics.NewController(reg)
 	metrics.NewEtcdOrdering(reg)
 	metrics.NewSettingsInvalid(reg)
+	node.NewStageMetrics(reg)
 	if _, err := drain.NewMetrics(reg); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,9 @@ const (
 	ActCleanupStaged ActionKind = "CleanupStaged"
 	// ActReportStaged sets stagedConfig=Config.
 	ActReportStaged ActionKind = "ReportStaged"
+	// ActClearStageFailure removes a stage failure the node reports for a
+	// config no longer asked for (or staged since).
+	ActClearStageFailure ActionKind = "ClearStageFailure"
 	// ActReportUnreconcilable sets state=Unreconcilable with Reason.
 	ActReportUnreconcilable ActionKind = "ReportUnreconcilable"
 	// ActReportDegraded sets state=Degraded with Reason.

@@ -28,6 +28,8 @@ type Cluster interface {
 	MachineConfiguration(ctx context.Context) (*opv1.MachineConfiguration, error)
 	// ReportConditions updates the node's MachineConfigNode status.
 	ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error
+	// Event records an event about the node (eventType: Normal or Warning).
+	Event(ctx context.Context, eventType, reason, message string) error
 }
 
 // StageProgress is a staging progress report.
@@ -335,7 +337,11 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 	d.opts.Metrics.Actions.WithLabelValues(string(a.Kind)).Inc()
 	if err := d.perform(ctx, ob, a); err != nil {
 		d.opts.Metrics.StepFailed(string(a.Kind), err)
-		d.reportFailure(ctx, ob, a, err)
+		if a.Kind == ActStage && StageFailureHarmless(ob.Observed) {
+			d.reportStageFailure(ctx, ob, a, err)
+		} else {
+			d.reportFailure(ctx, ob, a, err)
+		}
 		return a, err
 	}
 	if settles(a.Kind) {
@@ -352,7 +358,7 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 // node stays in until something changes.
 func settles(k ActionKind) bool {
 	switch k {
-	case ActSetDone, ActReportDegraded, ActReportUnreconcilable, ActLoadInitialAnnotations:
+	case ActSetDone, ActReportDegraded, ActReportUnreconcilable, ActLoadInitialAnnotations, ActClearStageFailure:
 		return true
 	}
 	return false

@@ -194,6 +194,9 @@ func nextGranted(o Observed, drift string) Action {
 		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
 	}
 	osChange := needsOS(o, c)
+	if a := staleStageFailure(n, x, false); a != nil {
+		return *a
+	}
 	if !o.stock() {
 		// tandem: the OS is ready before anything disrupts the node.
 		if a := stageStep(o, c, osChange, false); a != nil {
@@ -201,6 +204,9 @@ func nextGranted(o Observed, drift string) Action {
 		}
 		if n.Staged != x {
 			return Action{Kind: ActReportStaged, Config: x}
+		}
+		if a := staleStageFailure(n, x, true); a != nil {
+			return *a
 		}
 	}
 	if a, ok := rebootlessStep(o, x, osChange); ok {
@@ -254,11 +260,17 @@ func nextStageOnly(o Observed, drift string) Action {
 	if drift != "" {
 		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
 	}
+	if a := staleStageFailure(n, x, false); a != nil {
+		return *a
+	}
 	if a := stageStep(o, c, needsOS(o, c), true); a != nil {
 		return *a
 	}
 	if n.Staged != x {
 		return Action{Kind: ActReportStaged, Config: x}
+	}
+	if a := staleStageFailure(n, x, true); a != nil {
+		return *a
 	}
 	if a := reportDone(n); a != nil {
 		return *a
@@ -282,6 +294,9 @@ func nextIdle(o Observed, drift string) Action {
 	}
 	if drift != "" {
 		return *report(n, constants.MachineConfigDaemonStateDegraded, drift)
+	}
+	if a := staleStageFailure(n, "", false); a != nil {
+		return *a
 	}
 	if a := reportDone(n); a != nil {
 		return *a

@@ -45,7 +45,21 @@ func NodeStateOf(n *corev1.Node) NodeState {
 		RebootRequest:    a[constants.RebootRequestAnnotation],
 		LastReboot:       a[constants.LastRebootAnnotation],
 		Unschedulable:    n.Spec.Unschedulable,
+		StageFailure:     stageFailureConfig(a[constants.StageFailureAnnotation]),
 	}
+}
+
+// stageFailureConfig is the config a stageFailure annotation names; a value
+// that does not parse reads as "(unreadable)", so that Next clears it.
+func stageFailureConfig(v string) string {
+	f, ok, err := constants.ParseStageFailure(v)
+	switch {
+	case err != nil:
+		return "(unreadable)"
+	case !ok:
+		return ""
+	}
+	return f.Config
 }
 
 func (d *Daemon) observe(ctx context.Context) (*observation, error) {

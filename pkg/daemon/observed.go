@@ -72,6 +72,9 @@ type NodeState struct {
 	RebootRequest    string
 	LastReboot       string
 	Unschedulable    bool
+	// StageFailure is the config whose background stage failed (the
+	// stageFailure annotation), "" when none is reported.
+	StageFailure string
 }
 
 // OSState is what rpm-ostree reports about the deployments.

@@ -50,10 +50,29 @@ func (d *Daemon) perform(ctx context.Context, ob *observation, a Action) error {
 		tl := d.store.LoadTimeline()
 		tl.StagedAt = now
 		_ = d.store.SaveTimeline(tl)
-		return d.opts.Cluster.SetAnnotations(ctx, map[string]string{
+		var remove []string
+		if ob.Node.StageFailure != "" {
+			// The failure and the success in one patch: no reader sees a
+			// staged node that still reports its stage failing.
+			remove = append(remove, constants.StageFailureAnnotation)
+		}
+		if err := d.opts.Cluster.SetAnnotations(ctx, map[string]string{
 			constants.StagedConfigAnnotation:  a.Config,
 			constants.StageProgressAnnotation: a.Config + " 100%",
-		}, nil)
+		}, remove); err != nil {
+			return err
+		}
+		if len(remove) > 0 {
+			d.stageRecovered(ctx, ob, a.Config+" is staged")
+		}
+		return nil
+
+	case ActClearStageFailure:
+		if err := d.opts.Cluster.SetAnnotations(ctx, nil, []string{constants.StageFailureAnnotation}); err != nil {
+			return err
+		}
+		d.stageRecovered(ctx, ob, a.Reason)
+		return nil
 
 	case ActReportUnreconcilable, ActReportDegraded:
 		state := constants.MachineConfigDaemonStateDegraded

@@ -35,6 +35,9 @@ type Daemon struct {
 	// wait (for a grant, the drain controller, or nothing: the node runs its
 	// config); 0 while it acts. A daemon that never gets here is stuck.
 	WaitingSince prometheus.Gauge
+	// StageFailingSince is the Unix time the failing background stage
+	// first failed; 0 while none fails. The node stays in service.
+	StageFailingSince prometheus.Gauge
 	// MCO holds the stock daemon's mcd_* series.
 	MCO MCODaemon
 }
@@ -83,11 +86,15 @@ func NewDaemon(reg prometheus.Registerer) *Daemon {
 			Namespace: DaemonNamespace, Name: "waiting_since_timestamp_seconds",
 			Help: "Unix time since which the daemon has had nothing to do but wait; 0 while it acts.",
 		}),
+		StageFailingSince: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: DaemonNamespace, Name: "stage_failing_since_timestamp_seconds",
+			Help: "Unix time the background stage that keeps failing first failed; 0 while none fails (the node stays in service).",
+		}),
 		MCO: newMCODaemon(),
 	}
 	if reg != nil {
 		reg.MustRegister(m.StageDuration, m.StageBytes, m.GrantWait, m.DrainDuration,
-			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions, m.StageInProgress, m.WaitingSince)
+			m.DisruptionWindow, m.Reboots, m.Failures, m.Actions, m.StageInProgress, m.WaitingSince, m.StageFailingSince)
 		reg.MustRegister(m.MCO.collectors()...)
 	}
 	return m

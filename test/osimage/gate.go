@@ -12,6 +12,8 @@ type blobGate struct {
 	mu   sync.Mutex
 	arm  *gateArm
 	next http.Handler
+	// refusing answers every manifest and blob GET 503 (RefusePulls).
+	refusing bool
 }
 
 type gateArm struct {
@@ -22,6 +24,18 @@ type gateArm struct {
 }
 
 func (g *blobGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	refusing := g.refusing
+	g.mu.Unlock()
+	if refusing && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(strings.Contains(r.URL.Path, "/manifests/") || strings.Contains(r.URL.Path, "/blobs/")) {
+		// As a registry in an outage answers (the distribution spec's
+		// error body, code UNAVAILABLE): every client's pull fails.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"errors":[{"code":"UNAVAILABLE","message":"registry outage (test)"}]}`))
+		return
+	}
 	if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/sha256:") {
 		g.mu.Lock()
 		a := g.arm
@@ -61,6 +75,20 @@ func (r *Registry) HoldBlobGet(skip int) (held <-chan struct{}, release func()) 
 		if r.gate.arm == a {
 			r.gate.arm = nil
 		}
+		r.gate.mu.Unlock()
+	}
+}
+
+// RefusePulls makes the registry answer every manifest and blob request
+// 503 until the returned function is called: an outage that fails every
+// node's pull at once.
+func (r *Registry) RefusePulls() (restore func()) {
+	r.gate.mu.Lock()
+	r.gate.refusing = true
+	r.gate.mu.Unlock()
+	return func() {
+		r.gate.mu.Lock()
+		r.gate.refusing = false
 		r.gate.mu.Unlock()
 	}
 }

@@ -43,7 +43,8 @@ type Monitor struct {
 	cordonedAt map[string]time.Time
 	windows    map[string]time.Duration
 	reboots    map[string]int
-	violations []string
+	// violations are told once per episode (see Violations).
+	violations Violations
 	nodes      map[string]*corev1.Node
 	// external are nodes a fault made NotReady, since when (see
 	// FaultNodeNotReady); lastDesired is each node's desiredConfig at the
@@ -77,7 +78,7 @@ func (m *Monitor) reset() {
 	m.cordonedAt = map[string]time.Time{}
 	m.windows = map[string]time.Duration{}
 	m.reboots = map[string]int{}
-	m.violations = nil
+	m.violations = Violations{}
 	m.nodes = map[string]*corev1.Node{}
 	m.external = map[string]time.Time{}
 	m.lastDesired = map[string]string{}
@@ -106,12 +107,36 @@ func (m *Monitor) currentLeader() string {
 // expects the planner to know: a grant in that moment could not know better.
 const externalGrace = 2 * time.Second
 
-func (m *Monitor) violate(format string, args ...any) {
+// Kinds of violation (ViolationKey.Kind).
+const (
+	violationMaxUnavailable   = "maxUnavailable"
+	violationGrantWhileFull   = "grantWhileNotReady"
+	violationHostUnchecked    = "dpuHostUnchecked"
+	violationHostNotDrained   = "dpuHostNotDrained"
+	violationEtcdMemberNoBack = "etcdMemberDown"
+)
+
+// violate records a violation that is an event (it happens once).
+func (m *Monitor) violate(kind, subject, format string, args ...any) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v := fmt.Sprintf(format, args...)
-	m.violations = append(m.violations, v)
-	m.w.Opts.Logf("world: INVARIANT VIOLATED: %s", v)
+	line := m.violations.Event(time.Now(), ViolationKey{Kind: kind, Subject: subject}, fmt.Sprintf(format, args...))
+	m.w.Opts.Logf("world: %s", line)
+}
+
+// holds records whether the current sample shows the violation key (a
+// state, such as a pool over its maxUnavailable): a line is logged when
+// it starts and when it ends, not at every sample. m.mu is held.
+func (m *Monitor) holds(now time.Time, key ViolationKey, violated bool, format string, args ...any) {
+	var line string
+	if violated {
+		line = m.violations.Holds(now, key, fmt.Sprintf(format, args...))
+	} else {
+		line = m.violations.Clear(now, key)
+	}
+	if line != "" {
+		m.w.Opts.Logf("world: %s", line)
+	}
 }
 
 // start begins sampling; called when the update is published.
@@ -258,7 +283,7 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 				if xn := m.w.Nodes[x]; xn != nil && xn.Cluster == c && xn.Pool == g.Pool && now.Sub(since) >= externalGrace &&
 					withFaults[g.Pool] > c.Pools[g.Pool] {
 					m.mu.Unlock()
-					m.violate("%s/%s: %s granted while %s was NotReady and the pool was full: %d unavailable counting it, maxUnavailable %d: %v",
+					m.violate(violationGrantWhileFull, c.Name+"/"+g.Pool+"/"+g.Name, "%s/%s: %s granted while %s was NotReady and the pool was full: %d unavailable counting it, maxUnavailable %d: %v",
 						c.Name, g.Pool, g.Name, x, withFaults[g.Pool], c.Pools[g.Pool], who[g.Pool])
 					m.mu.Lock()
 				}
@@ -269,11 +294,8 @@ func (m *Monitor) sampleNodes(ctx context.Context) {
 			if unavailable[pool] > m.maxUnavailableSeen[key] {
 				m.maxUnavailableSeen[key] = unavailable[pool]
 			}
-			if unavailable[pool] > limit {
-				m.mu.Unlock()
-				m.violate("%s: %d nodes unavailable, maxUnavailable is %d: %v", key, unavailable[pool], limit, who[pool])
-				m.mu.Lock()
-			}
+			m.holds(now, ViolationKey{Kind: violationMaxUnavailable, Subject: key}, unavailable[pool] > limit,
+				"%s: %d nodes unavailable, maxUnavailable is %d: %v", key, unavailable[pool], limit, who[pool])
 		}
 		m.mu.Unlock()
 	}
@@ -362,7 +384,7 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 			return true, "", nil
 		})
 		if err != nil {
-			m.violate("%s rebooted (%s) and its host %s could not be checked: %v", n.Name, cause, n.Pair, err)
+			m.violate(violationHostUnchecked, n.Name, "%s rebooted (%s) and its host %s could not be checked: %v", n.Name, cause, n.Pair, err)
 			return
 		}
 		var held []string
@@ -373,7 +395,7 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 			}
 		}
 		if len(held) > 0 {
-			m.violate("DPU %s rebooted (%s) while its host %s still ran %v", n.Name, cause, n.Pair, held)
+			m.violate(violationHostNotDrained, n.Name, "DPU %s rebooted (%s) while its host %s still ran %v", n.Name, cause, n.Pair, held)
 		}
 	}
 }
@@ -390,7 +412,7 @@ func (m *Monitor) onBoot(ctx context.Context, n *Node, ev framework.BootEvent) {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		if err := m.w.Etcd.StartMember(sctx, n.etcdMember); err != nil {
-			m.violate("etcd member of %s did not come back: %v", n.Name, err)
+			m.violate(violationEtcdMemberNoBack, n.Name, "etcd member of %s did not come back: %v", n.Name, err)
 		}
 	}
 }

@@ -44,6 +44,12 @@ type RolloutOptions struct {
 	Version int
 	// Faults are made once each, while the rollout runs (see Fault).
 	Faults []Fault
+	// FailedTimeout, when positive, stops the rollout once every node of
+	// some pool has been failing (Degraded, Unreconcilable or its stage
+	// failing) that long without a break; StallTimeout, when positive, once
+	// no node's annotations changed for that long. Rollout then returns a
+	// *Stuck error that says why the nodes fail (see StuckWatch).
+	FailedTimeout, StallTimeout time.Duration
 }
 
 // UpdateFile is the file every node gets with the update.
@@ -122,6 +128,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 	w.Opts.Logf("world: rolling out %v", targets)
 	lastTable := time.Time{}
 	killed, cycled := o.KillDaemon == "", o.PowerCycle == ""
+	stuck := &StuckWatch{FailedTimeout: o.FailedTimeout, StallTimeout: o.StallTimeout}
 	err = wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		rows, done, err := w.observe(ctx, targets)
 		if err != nil {
@@ -150,6 +157,11 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		if o.Table != nil && time.Since(lastTable) >= o.TableEvery {
 			lastTable = time.Now()
 			printTable(o.Table, rows, time.Since(start))
+		}
+		if !done && (o.FailedTimeout > 0 || o.StallTimeout > 0) {
+			if v := stuck.Observe(time.Now(), snapshots(rows)); v != nil {
+				return false, v
+			}
 		}
 		for _, name := range w.Order {
 			if err := w.Nodes[name].Sim.Err(); err != nil {
@@ -184,6 +196,9 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		}
 		sum.EtcdSLO.Masters = mastersEtcd(members, windows, slo.memberWAL)
 	}
+	if _, ok := errors.AsType[*Stuck](err); ok {
+		return sum, fmt.Errorf("rollout stopped after %.0fs: %w", time.Since(start).Seconds(), err)
+	}
 	if err != nil {
 		return sum, fmt.Errorf("rollout did not converge in %s: %w", o.Timeout, err)
 	}
@@ -199,6 +214,17 @@ type Row struct {
 	Reboots                                 int
 	BootedImage                             string
 	Done                                    bool
+	// Annotations are the node's, as observed.
+	Annotations map[string]string
+}
+
+// snapshots are the rows as StuckWatch takes them.
+func snapshots(rows []Row) []NodeSnapshot {
+	out := make([]NodeSnapshot, len(rows))
+	for i, r := range rows {
+		out[i] = NodeSnapshot{Name: r.Name, Pool: r.Cluster + "/" + r.Pool, Annotations: r.Annotations}
+	}
+	return out
 }
 
 // observe reads every node and says whether all run their target.
@@ -223,6 +249,7 @@ func (w *World) observe(ctx context.Context, targets map[string]string) ([]Row, 
 				Stage: a[constants.StageConfigAnnotation], Staged: a[constants.StagedConfigAnnotation],
 				Target: targets[c.Name+"/"+n.Pool], State: a[constants.StateAnnotation],
 				Progress: a[constants.StageProgressAnnotation], Cordoned: node.Spec.Unschedulable,
+				Annotations: a,
 			}
 			if a[constants.DesiredDrainAnnotation] != "" {
 				r.Drain = strings.SplitN(a[constants.DesiredDrainAnnotation], "-", 2)[0]

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
 )
 
 // Summary is what a rollout showed: per-node disruption, etcd leader
@@ -33,6 +35,9 @@ type Summary struct {
 	EtcdSLO *EtcdSLO
 	// Coalesce counts the DPU hosts' drains and reboots, and pool pauses.
 	Coalesce CoalesceCounts
+	// ViolationEpisodes sums, per violation, its episodes (a violation is
+	// told once when it starts and once when it ends).
+	ViolationEpisodes []ViolationTally
 }
 
 // Invariant is one checked property.
@@ -119,12 +124,15 @@ func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions, coalesc
 	}
 	check("maxUnavailable never exceeded", len(over) == 0, "seen %v, limits %v", s.MaxUnavailableSeen, s.MaxUnavailable)
 	check("PDB honoured", s.MinReadyWeb >= s.Replicas-1, "fewest ready web pods %d of %d (minAvailable %d)", s.MinReadyWeb, s.Replicas, s.Replicas-1)
+	s.ViolationEpisodes = Tally(m.violations.Episodes(time.Now()))
 	dpuViolations, other := 0, []string{}
-	for _, v := range m.violations {
-		if strings.HasPrefix(v, "DPU ") {
-			dpuViolations++
-		} else if !strings.Contains(v, "nodes unavailable") {
-			other = append(other, v)
+	for _, t := range s.ViolationEpisodes {
+		switch t.Key.Kind {
+		case violationHostNotDrained:
+			dpuViolations += t.Episodes
+		case violationMaxUnavailable: // "maxUnavailable never exceeded" tells it
+		default:
+			other = append(other, t.First)
 		}
 	}
 	check("no DPU rebooted while its host ran non-DaemonSet pods", dpuViolations == 0, "%d violations", dpuViolations)
@@ -162,6 +170,16 @@ func (s *Summary) Print(out io.Writer) {
 	}
 	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
 	fmt.Fprintln(out, s.Coalesce.Line())
+	if len(s.ViolationEpisodes) > 0 {
+		fmt.Fprintln(out, "violations seen:")
+		for _, t := range s.ViolationEpisodes {
+			still := ""
+			if t.StillOpen {
+				still = ", still violated at the end"
+			}
+			fmt.Fprintf(out, "  %s: %d episode(s), longest %.1fs%s; first: %s\n", t.Key, t.Episodes, t.Longest.Seconds(), still, short(t.First, 200))
+		}
+	}
 	fmt.Fprintln(out, "invariants:")
 	for _, i := range s.Invariants {
 		mark := "ok  "
@@ -183,10 +201,38 @@ func printTable(out io.Writer, rows []Row, elapsed time.Duration) {
 			// "<config> NN%": the percentage is what a person wants here.
 			staged = r.Progress[strings.LastIndex(r.Progress, " ")+1:]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.Cluster, r.Pool, dash(r.State),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.Cluster, r.Pool, stateColumn(r),
 			yes(r.Stage == r.Target && r.Target != ""), staged, yes(r.Desired == r.Target && r.Target != ""), dash(r.Drain), r.Reboots, yes(r.Done))
 	}
 	_ = tw.Flush()
+	reasons := FailureReasons(snapshots(rows))
+	for i, r := range reasons {
+		if i == maxWhyLines && len(reasons) > maxWhyLines+1 {
+			fmt.Fprintf(out, "why: ... %d more reasons\n", len(reasons)-i)
+			break
+		}
+		fmt.Fprintln(out, "why:", r.Line(100))
+	}
+}
+
+// maxWhyLines bounds the reasons under the live table.
+const maxWhyLines = 3
+
+// stateColumn is the daemon's state, or fail(N) while its stage fails
+// (N: failed attempts).
+func stateColumn(r Row) string {
+	_, attempts := NodeFailure(r.Annotations)
+	if r.Annotations[constants.StageFailureAnnotation] == "" {
+		return dash(r.State)
+	}
+	fail := fmt.Sprintf("fail(%d)", attempts)
+	if attempts < 0 {
+		fail = "fail(?)"
+	}
+	if r.State == constants.MachineConfigDaemonStateDegraded || r.State == constants.MachineConfigDaemonStateUnreconcilable {
+		return r.State + "," + fail
+	}
+	return fail
 }
 
 func yes(b bool) string {

@@ -198,7 +198,7 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	admission := node.NewAdmission()
 	mcnInformer := mcoInformers.Machineconfiguration().V1().MachineConfigNodes()
 	moscInformer := mcoInformers.Machineconfiguration().V1().MachineOSConfigs()
-	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), Admission: admission,
+	nodeOpts := node.Options{Metrics: metrics.NewController(reg), PlanMetrics: metrics.NewPlan(reg), StageMetrics: node.NewStageMetrics(reg), Admission: admission,
 		UpdateDelay: o.updateDelay, MachineConfigNodes: mcnInformer, MachineOSConfigs: moscInformer}
 	o.dpu.UpdateDelay = o.updateDelay
 	etcdRun, closeEtcd, err := etcdSource(ctx, o, cfg, &nodeOpts, metrics.NewEtcdOrdering(reg))

@@ -39,6 +39,11 @@ func (w *flakyWriter) RemoveAnnotation(_ context.Context, node, key string) erro
 	return err
 }
 
+// RevokeGrant is a desiredConfig write (a refusal stands for a failed test op).
+func (w *flakyWriter) RevokeGrant(ctx context.Context, r Revocation) error {
+	return w.SetAnnotation(ctx, r.Node, constants.DesiredConfigAnnotation, r.Current)
+}
+
 func (w *flakyWriter) granted() []string {
 	var out []string
 	for n, a := range w.applied {

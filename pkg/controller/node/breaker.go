@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,8 @@ import (
 //
 // A node fails once its Degraded condition has held for Grace: a blip (a
 // registry that answered late, a write retried) opens nothing and
-// unstages nothing.
+// unstages nothing. A node whose stage of the target has failed for Grace
+// (its stageFailure annotation) fails too, but only stops new grants.
 type Breaker struct {
 	Threshold int           // K: failed nodes that open the breaker (default 1)
 	Grace     time.Duration // how long a node is Degraded before it counts as failed
@@ -30,6 +32,12 @@ type Breaker struct {
 	Open      bool          // the rollout is halted
 	Resumed   bool          // an admin let the target go on past the breaker
 	Invalid   string        // why a setting was ignored, if one was
+	// StageFailed are the nodes of Failed counted for a stage of the target
+	// that has failed for Grace or longer (StageFailure.Since). They stop
+	// new grants like any failed node, but an open breaker unstages nothing
+	// for them: a stage that fails everywhere (a registry outage) says
+	// nothing against the OS the other nodes staged.
+	StageFailed []string
 }
 
 // DefaultFailedNodeGrace is the breaker's grace when the pool sets none
@@ -109,6 +117,17 @@ func EvaluateBreaker(pool PoolView, nodes []NodeView, degraded DegradedCondition
 			b.Pending = append(b.Pending, n.Name)
 		}
 	}
+	for _, n := range nodes {
+		// A stage failure holds no grant and makes no node unavailable; it
+		// counts here so that a cause failing every stage stops the grants
+		// once it has lasted the grace, as a Degraded node would.
+		if n.Current == pool.Target || !n.stageFailedFor(pool.Target) || n.StageFailureErr != "" ||
+			now.Sub(n.StageFailed.Since) < b.Grace || slices.Contains(b.Failed, n.Name) {
+			continue
+		}
+		b.Failed = append(b.Failed, n.Name)
+		b.StageFailed = append(b.StageFailed, n.Name)
+	}
 	if len(b.Failed) >= b.Threshold {
 		if pool.Annotations[constants.ResumeRolloutAnnotation] == pool.Target {
 			b.Resumed = true
@@ -119,15 +138,28 @@ func EvaluateBreaker(pool PoolView, nodes []NodeView, degraded DegradedCondition
 	return b
 }
 
+// unstages reports whether an open breaker withdraws the stages: only
+// when the nodes Degraded on the target reach the limit by themselves.
+func (b Breaker) unstages() bool { return len(b.Failed)-len(b.StageFailed) >= b.Threshold }
+
 func (b Breaker) message(target string) string {
-	return fmt.Sprintf("%d node(s) failed on %s (%s), the limit is %d: the rollout is halted and staged nodes are unstaged; "+
-		"fix the cause, or set %s=%s on the pool to go on", len(b.Failed), target, nodeList(b.Failed), b.Threshold,
-		constants.ResumeRolloutAnnotation, target)
+	effect := "the rollout is halted and staged nodes are unstaged"
+	if !b.unstages() {
+		effect = "the rollout is halted (staged nodes stay staged: failed stages say nothing against their OS)"
+	}
+	stages := ""
+	if len(b.StageFailed) > 0 {
+		stages = fmt.Sprintf(", %d of them failed to stage it (%s)", len(b.StageFailed), nodeList(b.StageFailed))
+	}
+	return fmt.Sprintf("%d node(s) failed on %s (%s)%s, the limit is %d: %s; "+
+		"fix the cause, or set %s=%s on the pool to go on", len(b.Failed), target, nodeList(b.Failed), stages, b.Threshold,
+		effect, constants.ResumeRolloutAnnotation, target)
 }
 
 // halt is the plan of an open breaker: nothing new is granted or staged,
-// and nodes allowed to stage the target (but not granted it) lose that
-// permission, so their daemons discard the staged OS.
+// and, when Degraded nodes opened it (Breaker.unstages), nodes allowed to
+// stage the target (but not granted it) lose that permission, so their
+// daemons discard the staged OS.
 func halt(r *Result, pool PoolView, nodes []NodeView, b Breaker) {
 	msg := b.message(pool.Target)
 	for _, n := range nodes {
@@ -137,7 +169,7 @@ func halt(r *Result, pool PoolView, nodes []NodeView, b Breaker) {
 		if n.Current != pool.Target {
 			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldCircuitBreaker, Message: msg})
 		}
-		if n.Stage != "" {
+		if n.Stage != "" && b.unstages() {
 			r.Unstage = append(r.Unstage, n.Name)
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/controller/events"
 	"github.com/tandem-mco/tandem/pkg/controller/layering"
+	"github.com/tandem-mco/tandem/pkg/controller/nodepatch"
 	"github.com/tandem-mco/tandem/pkg/controller/queue"
 	"github.com/tandem-mco/tandem/pkg/metrics"
 )
@@ -46,6 +47,9 @@ type Options struct {
 	Gates []DisruptionGate
 	// Metrics; nil: not recorded.
 	Metrics *metrics.Controller
+	// StageMetrics count failed stages and revoked grants; nil: not
+	// recorded. (Wire it with NewStageMetrics on the controller's registry.)
+	StageMetrics *StageMetrics
 	// PlanMetrics time each pool's decision; nil: not recorded.
 	PlanMetrics *metrics.Plan
 	// Recorder records pool events; nil: one writing to the apiserver.
@@ -377,6 +381,11 @@ type NodeWriter interface {
 	// RemoveAnnotation removes one annotation from a node (the circuit
 	// breaker withdraws stageConfig this way).
 	RemoveAnnotation(ctx context.Context, node, key string) error
+	// RevokeGrant sets desiredConfig back to r.Current if, and only if,
+	// desiredConfig, stageFailure and state are still those r names; a
+	// node that moved on meanwhile is left alone and the write is refused
+	// (an error that refused() recognizes).
+	RevokeGrant(ctx context.Context, r Revocation) error
 }
 
 type kubeNodeWriter struct {
@@ -411,6 +420,26 @@ func (k kubeNodeWriter) SetAnnotation(ctx context.Context, node, key, value stri
 		return err
 	}
 	_, err = k.kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// RevokeGrant is one JSON patch: tests of desiredConfig, stageFailure and
+// state, then the replace of desiredConfig. The apiserver applies it whole
+// or not at all, so a daemon that started the update (state Working) or
+// whose stage succeeded (stageFailure removed) after the plan keeps its
+// grant: the failed test comes back as a refusal and the next plan decides
+// on what the node says then.
+func (k kubeNodeWriter) RevokeGrant(ctx context.Context, r Revocation) error {
+	var p nodepatch.Patch
+	p.Test(constants.DesiredConfigAnnotation, r.Config, true).
+		Test(constants.StageFailureAnnotation, r.StageFailure, true).
+		Test(constants.StateAnnotation, r.State, r.State != "").
+		Replace(constants.DesiredConfigAnnotation, r.Current)
+	patch, err := p.Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = k.kube.CoreV1().Nodes().Patch(ctx, r.Node, types.JSONPatchType, patch, metav1.PatchOptions{})
 	return err
 }
 
@@ -449,6 +478,22 @@ func AdmitPool(ctx context.Context, adm *Admission, pv PoolView, list func() ([]
 	}
 	logger.V(2).Info("Planned", "target", pv.Target, "maxUnavailable", r.MaxUnavailable, "unavailable", r.Unavailable,
 		"capacity", r.Capacity, "grants", len(r.Grant), "stages", len(r.Stage), "holds", len(r.Holds), "moveLeader", r.MoveLeader)
+	// Revocations before anything else: the plan counted their places as
+	// free. One that is refused (the node moved on: it may be disrupting
+	// now) ends the sync before any grant, and the next plan counts again.
+	// Every revocation is tried: one node that moved on does not keep
+	// another's grant.
+	var revokeErr error
+	for _, rv := range r.Revocations {
+		logger.Info("Revoking grant: the node's stage failed before it started", "node", rv.Node, "config", rv.Config,
+			"current", rv.Current)
+		if err := revokeExpected(ctx, adm, w, rv, now); err != nil && revokeErr == nil {
+			revokeErr = err
+		}
+	}
+	if revokeErr != nil {
+		return r, views, revokeErr
+	}
 	// Grants first: they are what the rollout waits for; a stage wave of a
 	// thousand nodes must not hold them back.
 	writes := make([]assignmentWrite, 0, len(r.Grant)+len(r.Stage))
@@ -491,6 +536,24 @@ func writeExpected(ctx context.Context, adm *Admission, w NodeWriter, node, key,
 			undo()
 		}
 		return fmt.Errorf("setting %s=%s on node %s: %w", key, value, node, err)
+	}
+	return nil
+}
+
+// revokeExpected writes one revocation, expected first like writeExpected:
+// the overlay shows desiredConfig back at currentConfig to the next plan
+// (of this pool or another decider's) before the cache does.
+func revokeExpected(ctx context.Context, adm *Admission, w NodeWriter, rv Revocation, now time.Time) error {
+	undo := adm.expectUndoable(rv.Node, constants.DesiredConfigAnnotation, rv.Current, now)
+	if err := w.RevokeGrant(ctx, rv); err != nil {
+		if apierrors.IsNotFound(err) {
+			adm.Forget(rv.Node)
+			return nil
+		}
+		if refused(err) {
+			undo()
+		}
+		return fmt.Errorf("revoking desiredConfig %s of node %s: %w", rv.Config, rv.Node, err)
 	}
 	return nil
 }
@@ -580,6 +643,7 @@ func (c *Controller) nodesOf(pool *mcfgv1.MachineConfigPool) ([]*corev1.Node, er
 
 // record updates the metrics for one plan.
 func (c *Controller) record(pool *mcfgv1.MachineConfigPool, views []NodeView, r Result, now time.Time) {
+	c.opts.StageMetrics.record(pool.Name, views, r)
 	m := c.opts.Metrics
 	if m == nil {
 		return
@@ -610,6 +674,7 @@ func (c *Controller) record(pool *mcfgv1.MachineConfigPool, views []NodeView, r 
 }
 
 func (c *Controller) forgetPoolMetrics(pool string) {
+	c.opts.StageMetrics.forget(pool)
 	if m := c.opts.Metrics; m != nil {
 		m.NodesByPhase.DeletePartialMatch(map[string]string{"pool": pool})
 		m.HeldNodes.DeletePartialMatch(map[string]string{"pool": pool})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -32,6 +34,11 @@ import (
 //     follower is updated and after leadership moved to an updated, healthy
 //     member (a MoveLeader in the Result, and a later plan).
 //   - Disruption gates may veto single nodes.
+//   - A stage that failed (the daemon's stageFailure annotation) is not
+//     Degraded: the node keeps serving. It is never granted the config it
+//     failed to stage (HoldStageFailed), and a grant of the target it has
+//     not started on is given back (Revocations), which frees its place.
+//     The StagesFailed condition reports such nodes.
 func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	var r Result
 	if pool.Target == "" {
@@ -39,14 +46,21 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	}
 	maxUnavail, maxErr := MaxUnavailable(pool.MaxUnavailable, len(nodes))
 	r.MaxUnavailable = maxUnavail
+	breaker := EvaluateBreaker(pool, nodes, facts.Degraded, facts.Now)
+	r.Breaker = breaker
+	layered := facts.MachineOSConfig != ""
+	// The status reports the nodes as observed; the decisions see them as
+	// they are once this plan's revocations are written (those go first),
+	// so a revoked node's place is free for another node at once.
+	observed := nodes
+	if !pool.Paused && !layered {
+		nodes = planRevocations(&r, pool, nodes)
+	}
 	for _, n := range nodes {
 		if n.Unavailable() {
 			r.Unavailable++
 		}
 	}
-	breaker := EvaluateBreaker(pool, nodes, facts.Degraded, facts.Now)
-	r.Breaker = breaker
-	layered := facts.MachineOSConfig != ""
 	switch {
 	case pool.Paused:
 	case layered:
@@ -66,7 +80,8 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 		}
 		planStages(&r, pool, withGrants(nodes, r.Grant), order)
 	}
-	status := computeStatus(pool, nodes, r.Holds, facts.MachineOSConfig, facts.Now)
+	status := computeStatus(pool, observed, r.Holds, facts.MachineOSConfig, facts.Now)
+	r.Events = append(r.Events, setStagesFailed(&status, pool.Status, observed, facts.Now)...)
 	r.Events = append(r.Events, setLayeringRefused(&status, pool, facts.MachineOSConfig, facts.Now)...)
 	r.Events = append(r.Events, setRolloutHalted(&status, pool.Status, pool, breaker, facts.Now)...)
 	r.Events = append(r.Events, heldEvents(pool.Status, status)...)
@@ -149,9 +164,16 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 	capacity := r.MaxUnavailable - PlacesUsed(pool.Target, nodes...)
 	candidates := make([]NodeView, 0, len(nodes))
 	for _, n := range nodes {
-		if n.Desired != pool.Target {
-			candidates = append(candidates, n)
+		if n.Desired == pool.Target {
+			continue
 		}
+		if n.stageFailedFor(pool.Target) {
+			// Not a candidate, so it takes no place: granted, its daemon
+			// would only retry the stage while the place waits.
+			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldStageFailed, Message: stageFailureMessage(n)})
+			continue
+		}
+		candidates = append(candidates, n)
 	}
 	capacity = max(capacity, 0)
 	r.Capacity = capacity
@@ -252,4 +274,60 @@ func nodeList(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:show], ", "), len(names)-show)
+}
+
+// planRevocations gives back the grants of nodes whose stage of the target
+// failed before they started on it (NodeView.revocable), and returns the
+// nodes as those writes leave them.
+func planRevocations(r *Result, pool PoolView, nodes []NodeView) []NodeView {
+	var out []NodeView
+	for i, n := range nodes {
+		if !n.revocable(pool.Target) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(nodes)
+		}
+		out[i].Desired = n.Current
+		r.Revocations = append(r.Revocations, Revocation{Node: n.Name, Config: n.Desired, Current: n.Current,
+			StageFailure: n.StageFailure, State: n.State})
+		r.Events = append(r.Events, warning(EventGrantRevoked, fmt.Sprintf(
+			"Took MachineConfig %s back from node %s, which had not started on it: %s; it keeps running %s and is granted again once a stage succeeds",
+			n.Desired, n.Name, stageFailureMessage(n), n.Current)))
+	}
+	if out == nil {
+		return nodes
+	}
+	return out
+}
+
+// maxReasonLen bounds a daemon's error quoted in conditions and events.
+const maxReasonLen = 200
+
+// stageFailureMessage says how a node's stage failed.
+func stageFailureMessage(n NodeView) string {
+	if n.StageFailureErr != "" {
+		return "its stage failed (unreadable: " + truncate(n.StageFailureErr, maxReasonLen) + ")"
+	}
+	f := n.StageFailed
+	return fmt.Sprintf("its stage of %s failed %d time(s) since %s: %s", f.Config, f.Attempts,
+		f.Since.UTC().Format(time.RFC3339), truncate(f.Reason, maxReasonLen))
+}
+
+// truncate cuts s to about n bytes, on rune boundaries, by eliding its
+// middle: a wrapped error names the step first and the cause last (a
+// registry's "503 Service Unavailable"), and a person needs both.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := n / 3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (n - head)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "…" + s[tail:]
 }

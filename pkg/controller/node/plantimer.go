@@ -39,6 +39,11 @@ func (t *planTimer) RemoveAnnotation(ctx context.Context, node, key string) erro
 	return t.w.RemoveAnnotation(ctx, node, key)
 }
 
+func (t *planTimer) RevokeGrant(ctx context.Context, r Revocation) error {
+	t.written()
+	return t.w.RevokeGrant(ctx, r)
+}
+
 // Concurrency is the wrapped writer's (1 when it is not a ConcurrentWriter).
 func (t *planTimer) Concurrency() int {
 	if cw, ok := t.w.(ConcurrentWriter); ok {

@@ -72,6 +72,26 @@ func (p plannerWriter) RemoveAnnotation(_ context.Context, name, key string) err
 	return nil
 }
 
+// RevokeGrant is the revocation's JSON patch on the world: its test ops
+// against the node as it is now (a node that moved on refuses it, as the
+// apiserver does), then desiredConfig back to currentConfig. No random
+// faults: R-a judges every revocation the planner had to make.
+func (p plannerWriter) RevokeGrant(_ context.Context, r node.Revocation) error {
+	n := p.c.node(r.Node)
+	if n == nil {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, r.Node)
+	}
+	state, hasState := n.ann[constants.StateAnnotation]
+	if n.ann[constants.DesiredConfigAnnotation] != r.Config || n.ann[constants.StageFailureAnnotation] != r.StageFailure ||
+		state != r.State || hasState != (r.State != "") {
+		p.w.stats.revocationConflicts++
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Node"}, r.Node, nil) // a failed test op
+	}
+	n.ann[constants.DesiredConfigAnnotation] = r.Current
+	p.w.stats.revocations++
+	return nil
+}
+
 // planPool is the node controller's sync of one pool.
 func (w *world) planPool(c *cluster) {
 	before, counted := w.admissionsOf(c), w.countedNow(c)
@@ -125,6 +145,7 @@ func (w *world) planPool(c *cluster) {
 		}
 	}
 	w.judge(c, deciderPlanner, before, counted)
+	w.judgeStageFailures(c, r, desiredBefore)
 	if c == w.infra {
 		for _, n := range c.nodes {
 			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
@@ -281,4 +302,59 @@ func (w *world) applyInfra(d *simNode, from string, a dpu.InfraAction) error {
 		delete(w.hms, a.Name)
 	}
 	return nil
+}
+
+// judgeStageFailures applies R-a and R-b after one plan of c. Daemon facts
+// (stageFailure, state, desiredDrain, currentConfig) are taken as the cache
+// showed them to the planner; desiredConfig, the planner's own write, from
+// the world.
+func (w *world) judgeStageFailures(c *cluster, r node.Result, desiredBefore map[string]string) {
+	// R-b: no node is granted a config its stageFailure names.
+	for _, g := range r.Grant {
+		if ext := c.cache[g.Node]; ext != nil {
+			if f, ok, _ := constants.ParseStageFailure(ext.Annotations[constants.StageFailureAnnotation]); ok && f.Config == g.Config {
+				w.violate("R-b: %s granted %s, whose stage it reported failed (%s)", g.Node, g.Config, f.Reason)
+			}
+		}
+	}
+	for _, h := range r.Holds {
+		if h.Reason == node.HoldStageFailed {
+			w.stats.stageFailedHolds++
+			break
+		}
+	}
+	// R-a: no grant kept by a node whose stage failed for its desired
+	// config while it is not Working and has no drain requested. A paused
+	// pool's nodes are not written (R4), so nothing is given back there.
+	if c.pool.Paused {
+		return
+	}
+	for _, n := range c.nodes {
+		ext := c.cache[n.name]
+		if ext == nil {
+			continue
+		}
+		ea := ext.Annotations
+		desired := desiredBefore[n.name]
+		f, ok, _ := constants.ParseStageFailure(ea[constants.StageFailureAnnotation])
+		// A cordoned node keeps its grant: the cordon takes its place anyway,
+		// and a HostMaintenance may wait for that update (the reboot it
+		// coalesced with the grant).
+		if !ok || ext.Spec.Unschedulable || f.Config != desired || desired != c.pool.Target || desired == ea[constants.CurrentConfigAnnotation] ||
+			ea[constants.CurrentConfigAnnotation] == "" ||
+			ea[constants.StateAnnotation] == constants.MachineConfigDaemonStateWorking ||
+			ea[constants.DesiredDrainAnnotation] == constants.DrainRequest(desired) {
+			continue
+		}
+		// The revocation's test ops fail, rightly, when the daemon moved on
+		// since the cache's picture (the planner cannot know better).
+		if n.ann[constants.StageFailureAnnotation] != ea[constants.StageFailureAnnotation] ||
+			n.ann[constants.StateAnnotation] != ea[constants.StateAnnotation] {
+			continue
+		}
+		if n.ann[constants.DesiredConfigAnnotation] == desired {
+			w.violate("R-a: %s keeps its grant of %s though its stage failed (%s), it is not Working and asked no drain: %s",
+				n.name, desired, f.Reason, describeNode(n))
+		}
+	}
 }

@@ -62,6 +62,11 @@ import (
 //  R6 (tandem, DESIGN.md "Infra pool") an infra node is granted only after
 //     its tenant host holds a Drained maintenance; and a DPU never reboots
 //     for its update while its host is not held and cordoned.
+//  R-a (tandem, pkg/constants StageFailureAnnotation) a node whose stage
+//     of its desired config (the pool's target) failed, that is not Working
+//     and has asked no drain for it, does not keep that grant after a plan
+//     of its (unpaused) pool: the planner gives it back.
+//  R-b (same) no node is granted a config its stageFailure names.
 //  R7 (tandem, DESIGN.md "Control plane") no control-plane grant while etcd
 //     is unreachable, has no leader or a member is unhealthy; never more
 //     members down than quorum allows ((n-1)/2, at least 1); the leader's
@@ -124,6 +129,10 @@ type stats struct {
 	// judged counts, per decider, the decisions the oracle judged; admitted,
 	// those that admitted a disruption (the oracle then counted the pool).
 	judged, judgedAdmissions map[string]int
+	// Stage failures the simulated daemon reported (stageFailure, not
+	// Degraded), grants the planner gave back, revocations refused by their
+	// test ops, and plans that held a node for its failed stage.
+	stageFailures, revocations, revocationConflicts, stageFailedHolds int
 }
 
 // The deciders that admit disruption in a tenant pool, as judge names them.
@@ -605,6 +614,12 @@ func TestPlannerInvariants(t *testing.T) {
 				t.Errorf("seed %d (%s, %d nodes): %s", seed, w.tenant.pool.Name, len(w.tenant.nodes), strings.Join(w.failures[:min(len(w.failures), 5)], "\n\t"))
 			}
 		}
+	}
+	fmt.Printf("planner-stage-failures: reported=%d revoked=%d revocation_conflicts=%d stage_failed_holds=%d\n",
+		st.stageFailures, st.revocations, st.revocationConflicts, st.stageFailedHolds)
+	if st.stageFailures == 0 || st.revocations == 0 || st.stageFailedHolds == 0 {
+		t.Errorf("the schedules did not reach R-a and R-b: %d stage failures, %d revocations, %d plans holding a failed stage",
+			st.stageFailures, st.revocations, st.stageFailedHolds)
 	}
 	fmt.Printf("planner-coverage: plans=%d grants=%d stages=%d move_leader=%d etcd_held_plans=%d paused_plans=%d retargets=%d "+
 		"write_faults=%d daemon_failures=%d reboots=%d power_losses=%d flaps=%d admitted_requests=%d coalesced=%d infra_grants=%d "+

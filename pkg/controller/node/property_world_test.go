@@ -53,10 +53,11 @@ type simNode struct {
 	record     *daemon.Record
 	stageLeft  int // steps left in a pull
 	stageImage string
-	reboot     int  // steps left in a reboot (NotReady)
-	orderly    bool // the reboot is an orderly one (applies an unlocked staged deployment)
-	backoff    int  // steps the daemon waits after a failed step
-	drainLeft  int  // the drain controller's eviction in progress
+	stageCfg   string // the config the pull is for
+	reboot     int    // steps left in a reboot (NotReady)
+	orderly    bool   // the reboot is an orderly one (applies an unlocked staged deployment)
+	backoff    int    // steps the daemon waits after a failed step
+	drainLeft  int    // the drain controller's eviction in progress
 }
 
 func (n *simNode) ready() bool { return n.flap == 0 && n.reboot == 0 && !n.netDown }
@@ -210,12 +211,27 @@ func (w *world) daemonStep(c *cluster, n *simNode) {
 	case n.stageLeft > 0:
 		if n.stageLeft--; n.stageLeft == 0 {
 			if !w.calm && w.rng.Float64() < w.profile.stageFailP {
-				w.failStep(n, daemon.ActStage, "pulling the image: simulated registry error")
+				const why = "pulling the image: simulated registry error"
+				if w.stageFailureHarmless(n) {
+					w.failStage(n, why)
+					return
+				}
+				w.failStep(n, daemon.ActStage, why)
 				return
 			}
 			n.staged = &daemon.Deployment{Checksum: "commit-" + n.stageImage, Image: n.stageImage, FinalizationLocked: true}
+			// The real daemon drops the failure with the stagedConfig it
+			// reports; here at once, which the planner cannot tell apart.
+			if f, ok, _ := constants.ParseStageFailure(n.ann[constants.StageFailureAnnotation]); ok && f.Config == n.stageCfg {
+				delete(n.ann, constants.StageFailureAnnotation)
+			}
 		}
 		return
+	}
+	if f, ok, _ := constants.ParseStageFailure(n.ann[constants.StageFailureAnnotation]); ok &&
+		(f.Config == n.ann[constants.CurrentConfigAnnotation] ||
+			(f.Config != n.ann[constants.StageConfigAnnotation] && f.Config != n.ann[constants.DesiredConfigAnnotation])) {
+		delete(n.ann, constants.StageFailureAnnotation) // the config is no longer wanted
 	}
 	obs := daemon.Observed{
 		Node: daemon.NodeState{
@@ -242,6 +258,27 @@ func (w *world) daemonStep(c *cluster, n *simNode) {
 	w.perform(n, obs, a)
 }
 
+// stageFailureHarmless is the daemon's rule for a background stage: the
+// node is not Working and no drain was asked for its desired config, so
+// the failure leaves it serving (stageFailure, not Degraded).
+func (w *world) stageFailureHarmless(n *simNode) bool {
+	return n.ann[constants.StateAnnotation] != constants.MachineConfigDaemonStateWorking &&
+		n.ann[constants.DesiredDrainAnnotation] != constants.DrainRequest(n.ann[constants.DesiredConfigAnnotation])
+}
+
+// failStage reports a failed background stage in stageFailure and retries
+// after a backoff; the state stays as it was.
+func (w *world) failStage(n *simNode, why string) {
+	f, ok, _ := constants.ParseStageFailure(n.ann[constants.StageFailureAnnotation])
+	if !ok || f.Config != n.stageCfg {
+		f = constants.StageFailure{Config: n.stageCfg, Since: w.now()}
+	}
+	f.Reason, f.Attempts = why, f.Attempts+1
+	n.ann[constants.StageFailureAnnotation] = f.Encode()
+	n.backoff = 1 + w.rng.IntN(4)
+	w.stats.stageFailures++
+}
+
 // failStep is the daemon's reportFailure: Degraded with the step's error,
 // then a retry after a backoff.
 func (w *world) failStep(n *simNode, kind daemon.ActionKind, why string) {
@@ -255,7 +292,7 @@ func (w *world) perform(n *simNode, o daemon.Observed, a daemon.Action) {
 	r := n.record
 	switch a.Kind {
 	case daemon.ActStage:
-		n.stageLeft, n.stageImage = 1+w.rng.IntN(w.profile.stageSlow), a.Image
+		n.stageLeft, n.stageImage, n.stageCfg = 1+w.rng.IntN(w.profile.stageSlow), a.Image, a.Config
 	case daemon.ActCleanupStaged:
 		n.staged = nil
 	case daemon.ActReportStaged:

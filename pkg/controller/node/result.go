@@ -20,6 +20,11 @@ type Result struct {
 	// Status is the pool status to report; nil leaves it alone (the pool has
 	// no target config yet).
 	Status *mcfgv1.MachineConfigPoolStatus
+	// Revocations lists grants given back: nodes granted the target whose
+	// stage of it failed before they started (see NodeView.revocable). They
+	// are written before any grant of the same plan, which counts their
+	// places as free.
+	Revocations []Revocation
 	// Unstage lists nodes whose stageConfig is withdrawn (the circuit
 	// breaker opened): their daemons discard the staged OS (cleanup -p).
 	Unstage []string
@@ -38,6 +43,20 @@ type Result struct {
 type Assignment struct {
 	Node   string
 	Config string
+}
+
+// Revocation sets a node's desiredConfig from Config back to Current, on
+// condition that desiredConfig, stageFailure and state still hold the
+// values the plan saw (StageFailure and State verbatim; State "": no state
+// annotation, which the daemon never writes empty): if the daemon moved on meanwhile (it started the
+// update, or the stage succeeded), the write is refused and the next plan
+// decides again.
+type Revocation struct {
+	Node         string
+	Config       string // the desiredConfig given back
+	Current      string // the node's currentConfig, its desiredConfig again
+	StageFailure string // the stageFailure annotation, verbatim
+	State        string
 }
 
 // LeaderMove moves etcd leadership from the member From to the member To.
@@ -76,6 +95,11 @@ const (
 	// layering, which tandem does not roll out); reported in the pool's
 	// OnClusterLayeringRefused condition, not in DisruptionHeld.
 	HoldOnClusterLayering HoldReason = "OnClusterLayering"
+	// HoldStageFailed: the node's stage of the target failed (its
+	// stageFailure annotation names it); it is not granted the target
+	// while the daemon retries. Reported in the pool's StagesFailed
+	// condition, not in DisruptionHeld: it holds one node, not the pool.
+	HoldStageFailed HoldReason = "StageFailed"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
@@ -117,6 +141,12 @@ const (
 	EventOnClusterLayeringRefused = "OnClusterLayeringRefused"
 	// EventOnClusterLayeringCleared: no MachineOSConfig selects it any more.
 	EventOnClusterLayeringCleared = "OnClusterLayeringCleared"
+	// EventStagesFailed: the pool's StagesFailed condition became True.
+	EventStagesFailed = "StagesFailed"
+	// EventStagesRecovered: it went back to False.
+	EventStagesRecovered = "StagesRecovered"
+	// EventGrantRevoked: a grant was given back (one per Revocation).
+	EventGrantRevoked = "GrantRevoked"
 )
 
 func normal(reason, msg string) Event {

@@ -27,6 +27,15 @@ type NodeView struct {
 	Reason  string
 	// Hold is the node's disruptionHold annotation (a person's reason), "" if none.
 	Hold string
+	// DesiredDrain is the daemon's drain request (drain-<config> once it
+	// has started to disrupt the node for config).
+	DesiredDrain string
+	// StageFailure is the daemon's stageFailure annotation as written
+	// (kept verbatim: a revocation tests it), "" if none; StageFailed is
+	// its value and StageFailureErr why it does not parse.
+	StageFailure    string
+	StageFailed     constants.StageFailure
+	StageFailureErr string
 
 	// Addresses are the node's InternalIP, ExternalIP and Hostname
 	// addresses (to find its etcd member by URL).
@@ -36,6 +45,28 @@ type NodeView struct {
 	// NetworkUnavailable=False (absent conditions do not count against it).
 	Ready         bool
 	Unschedulable bool
+}
+
+// stageFailedFor reports whether the node's stage of cfg failed (and is
+// being retried). A stageFailure that does not parse names no config; it
+// counts as failed for every config, so a value nobody can read holds the
+// node rather than being taken as "no failure".
+func (n NodeView) stageFailedFor(cfg string) bool {
+	return n.StageFailure != "" && (n.StageFailureErr != "" || n.StageFailed.Config == cfg)
+}
+
+// revocable reports whether the node holds a grant of target that it has
+// not started on and whose stage failed: the daemon is not Working and has
+// asked no drain for it (the same rule the daemon uses to keep the failure
+// harmless). Giving such a grant back frees the node's maxUnavailable
+// place for a node that can stage; the daemon keeps retrying the stage.
+// A cordoned node keeps its grant: its place is taken by the cordon
+// anyway, and whoever cordoned it may be waiting for that very update (a
+// DPU HostMaintenance coalesces its host's reboot with the grant).
+func (n NodeView) revocable(target string) bool {
+	return !n.Unschedulable && n.Desired == target && n.Current != "" && n.Current != n.Desired && n.StageFailureErr == "" && n.StageFailure != "" &&
+		n.StageFailed.Config == n.Desired && n.State != constants.MachineConfigDaemonStateWorking &&
+		n.DesiredDrain != constants.DrainRequest(n.Desired)
 }
 
 // done is the MCO's IsNodeDone: current == desired (both set) and state Done.
@@ -103,7 +134,7 @@ type PoolView struct {
 func ViewOfNode(n *corev1.Node) NodeView {
 	a := n.Annotations
 	zone, hasZone := n.Labels[constants.ZoneLabel]
-	return NodeView{
+	v := NodeView{
 		Name:          n.Name,
 		Labels:        n.Labels,
 		Zone:          zone,
@@ -117,9 +148,22 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		Reason:        a[constants.ReasonAnnotation],
 		Addresses:     nodeAddresses(n),
 		Hold:          a[constants.DisruptionHoldAnnotation],
+		DesiredDrain:  a[constants.DesiredDrainAnnotation],
 		Ready:         NodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
 	}
+	if raw, ok := a[constants.StageFailureAnnotation]; ok {
+		v.StageFailure = raw
+		f, _, err := constants.ParseStageFailure(raw)
+		v.StageFailed = f
+		if err != nil {
+			v.StageFailureErr = err.Error()
+		} else if raw == "" {
+			// Present but empty: nothing to read, and nothing failed.
+			v.StageFailure = ""
+		}
+	}
+	return v
 }
 
 func nodeAddresses(n *corev1.Node) []string {

@@ -42,6 +42,8 @@ func (w *recordingWriter) SetAnnotation(_ context.Context, node, key, _ string) 
 
 func (w *recordingWriter) RemoveAnnotation(context.Context, string, string) error { return nil }
 
+func (w *recordingWriter) RevokeGrant(context.Context, Revocation) error { return nil }
+
 // sequentialWriter is a NodeWriter without Concurrency.
 type sequentialWriter struct{ *recordingWriter }
 

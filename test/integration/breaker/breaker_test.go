@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,12 @@ func TestBreakerStopsABadUpdate(t *testing.T) {
 
 	t.Run("a blip opens nothing and unstages nothing", func(t *testing.T) {
 		runBlip(ctx, t, w)
+	})
+	if t.Failed() {
+		return
+	}
+	t.Run("a registry outage fails every stage and takes no node out", func(t *testing.T) {
+		runStageFailure(ctx, t, w)
 	})
 	if t.Failed() {
 		return
@@ -154,4 +161,34 @@ func runBlip(ctx context.Context, t *testing.T, w *world.World) {
 	}
 	fmt.Printf("breaker-blip: node=%s degraded_s=%d grace_s=%d halted=%v unstaged=%d\n", node,
 		int(seen.removedAt.Sub(seen.degradedSince).Seconds()), int(blipGrace.Seconds()), halted != "", len(withdrawn))
+}
+
+// runStageFailure: one cause (the registry refuses every pull) fails every
+// worker's stage at once. A stage touches neither the running OS nor the
+// workloads, so no node may leave service for it, no node may keep a grant
+// it cannot stage, and the pool must say why. Judged from the nodes' own
+// annotations and spec (the MCO's unavailable count), not from the
+// controller's view.
+func runStageFailure(ctx context.Context, t *testing.T, w *world.World) {
+	res, err := w.StageFailure(ctx, world.StageFailureOptions{})
+	if res != nil {
+		reason := res.PoolReason
+		if len(reason) > 160 {
+			reason = "..." + reason[len(reason)-160:]
+		}
+		fmt.Printf("stage-failure: nodes=%d failed_stages=%d unavailable=%d grants_kept=%d recovered_s=%d reason=%q\n",
+			res.Nodes, res.FailedStages, res.MaxUnavailable, len(res.GrantsKept), int(res.Recovered.Seconds()), reason)
+	}
+	if err != nil {
+		t.Fatalf("%v (logs under %s)", err, w.Opts.Dir)
+	}
+	if res.MaxUnavailable != 0 {
+		t.Errorf("%d nodes out of service at once during the outage (%v): a failed stage must leave a node in service", res.MaxUnavailable, res.UnavailableSeen)
+	}
+	if len(res.GrantsKept) != 0 {
+		t.Errorf("nodes kept a grant they cannot stage: %v", res.GrantsKept)
+	}
+	if !strings.Contains(res.PoolReason, "503") && !strings.Contains(res.PoolReason, "Service Unavailable") {
+		t.Errorf("the pool's StagesFailed reason %q does not say the registry refused the pull", res.PoolReason)
+	}
 }

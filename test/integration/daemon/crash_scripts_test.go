@@ -142,6 +142,30 @@ func crashScripts() []crashScript {
 				checkDone(t, r, n, late)
 			},
 		},
+		{
+			// A stage that fails (the image is not in the registry): the
+			// node stays Done and reports the failure; once the config is
+			// withdrawn the daemon clears it, and later the update goes
+			// through.
+			name:   "stage-failure",
+			points: []string{string(daemon.ActClearStageFailure)},
+			drive: func(t *testing.T, r *crashRun) {
+				r.w.annotate(r.sn.Name, map[string]string{constants.StageConfigAnnotation: cfgUnpullable})
+				r.w.waitFor(r.sn, "stageFailure for "+cfgUnpullable, updateTimeout, func(n *corev1.Node) bool {
+					f, ok, err := constants.ParseStageFailure(n.Annotations[constants.StageFailureAnnotation])
+					return err == nil && ok && f.Config == cfgUnpullable
+				})
+				if n := r.w.node(r.sn.Name); n.Annotations[constants.StateAnnotation] != constants.MachineConfigDaemonStateDone {
+					t.Errorf("a failed stage changed the node's state: %s", describe(n))
+				}
+				r.w.annotate(r.sn.Name, map[string]string{constants.StageConfigAnnotation: cfgA})
+				r.w.waitFor(r.sn, "the stage failure cleared", updateTimeout, func(n *corev1.Node) bool {
+					_, has := n.Annotations[constants.StageFailureAnnotation]
+					return !has
+				})
+				stageGrantToB(t, r)
+			},
+		},
 	}, append(rebootlessCrashScripts(), layeringCrashScripts()...)...)
 }
 
@@ -155,6 +179,8 @@ const (
 	cfgKargs = "rendered-worker-crash-kargs"
 	cfgFiles = "rendered-worker-crash-files"
 	cfgBad   = "rendered-worker-crash-bad"
+	// cfgUnpullable names an image the registry does not have.
+	cfgUnpullable = "rendered-worker-crash-unpullable"
 )
 
 // crashConfigs creates the scripts' configs: kernel arguments plus a file on
@@ -168,6 +194,7 @@ func (w *world) crashConfigs() {
 	bad := a
 	bad.Storage.Disks = append(bad.Storage.Disks, diskWipe("/dev/vdb"))
 	w.createMC(cfgBad, w.imageB, bad)
+	w.createMC(cfgUnpullable, w.registry.Host()+"/os@sha256:"+strings.Repeat("0", 64), a)
 }
 
 // stageGrantToB stages B ahead, lets the stand-in controller grant it once
