@@ -2,11 +2,7 @@ package mcd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +16,7 @@ import (
 type firstbootOptions struct {
 	rootMount   string
 	persistNics bool
+	nmstatectl  string
 	configFile  string
 	node        nodeFlags
 	retry       time.Duration
@@ -46,6 +43,11 @@ func newFirstboot() *cobra.Command {
 	f := cmd.PersistentFlags()
 	f.StringVar(&o.rootMount, "root-mount", "/rootfs", "where the node's root filesystem is mounted for chroot and file manipulation")
 	f.BoolVar(&o.persistNics, "persist-nics", false, "Run nmstatectl persist-nic-names")
+	// The MCO runs the nmstatectl of its own image (its Dockerfile installs
+	// nmstate); tandem's MCO image keeps the release's base image, and so
+	// that binary. Tests point it at a double.
+	f.StringVar(&o.nmstatectl, "nmstatectl", defaultNmstatectl, "the nmstatectl binary --persist-nics runs")
+	_ = f.MarkHidden("nmstatectl")
 	f.StringVar(&o.configFile, "machineconfig-file", daemon.EncapsulatedConfigPath, "The MachineConfig file on-disk to use as the source of truth.")
 	f.DurationVar(&o.retry, "retry-interval", time.Minute, "wait before another attempt after a failed one (the MCO's: one minute)")
 	o.node.bind(cmd)
@@ -57,7 +59,7 @@ func newFirstboot() *cobra.Command {
 // until one succeeds (the unit must not let kubelet start before it).
 func runFirstboot(ctx context.Context, o *firstbootOptions) error {
 	if o.persistNics {
-		return persistNics(o.rootMount)
+		return persistNics(ctx, o.rootMount, o.nmstatectl)
 	}
 	if err := enterRootMount(o.rootMount, ""); err != nil {
 		return err
@@ -83,29 +85,6 @@ func runFirstboot(ctx context.Context, o *firstbootOptions) error {
 		case <-time.After(o.retry):
 		}
 	}
-}
-
-// persistNics is the MCO's PersistNetworkInterfaces (pkg/daemon/daemon.go,
-// release-4.21) where it does nothing: only on an EL 8, 9 or 10 CoreOS host
-// (pkg/daemon/osrelease IsEL8/IsEL9/IsEL10) does it run nmstatectl
-// persist-nic-names, from the MCO image's own nmstatectl, for a NIC naming
-// change across a RHEL major release. tandem's image has no nmstatectl, so
-// on such a host it refuses, saying so, rather than let the node boot the
-// new release with NIC names its static addresses no longer match.
-func persistNics(root string) error {
-	b, err := os.ReadFile(filepath.Join(root, "etc/os-release"))
-	if errors.Is(err, os.ErrNotExist) {
-		b, err = os.ReadFile(filepath.Join(root, "usr/lib/os-release"))
-	}
-	if err != nil {
-		return fmt.Errorf("--persist-nics: reading os-release: %w", err)
-	}
-	major := elMajor(string(b))
-	if major == "" {
-		klog.InfoS("--persist-nics: not an EL 8, 9 or 10 CoreOS host; nothing to persist")
-		return nil
-	}
-	return fmt.Errorf("--persist-nics on an EL %s CoreOS host needs nmstatectl persist-nic-names, which the MCO runs from its own image; tandem's image does not ship nmstatectl and does not persist NIC names", major)
 }
 
 // elMajor is "8", "9" or "10" for the hosts the MCO's PersistNetworkInterfaces
