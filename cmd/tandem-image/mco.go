@@ -87,6 +87,12 @@ func BuildMCO(ctx context.Context, o MCOOptions) (Result, error) {
 		if fi, err := os.Stat(filepath.Join(o.ForkBin, p)); err != nil || fi.Mode()&0o111 == 0 {
 			return Result{}, fmt.Errorf("fork build %s lacks the program %s: %v", o.ForkBin, p, err)
 		}
+		// The MCO copies some of them to the host and runs them there (the
+		// daemon's re-exec from /run/bin, the firstboot unit): a binary
+		// linked against the image's glibc need not start on the host's.
+		if err := requireStatic(filepath.Join(o.ForkBin, p)); err != nil {
+			return Result{}, fmt.Errorf("fork build %s: %w", o.ForkBin, err)
+		}
 	}
 	base, err := loadBase(ctx, o.Base, o.Arch)
 	if err != nil {

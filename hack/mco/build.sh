@@ -24,7 +24,10 @@ repo="$(cd "$(dirname "$0")/../.." && pwd)"
 fork="$repo/fork"
 # shellcheck source=../../fork/mco.env
 source "$fork/mco.env"
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+# CGO_ENABLED=0: the binaries are static, as `make image`'s are; the MCO
+# copies the daemon to the host and runs it there (ReexecuteForTargetRoot),
+# where another glibc than the image's may be (cmd/tandem-image checks).
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 cache="${TANDEM_MCO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tandem/mco}"
 src="$cache/src-$MCO_COMMIT"
 mkdir -p "$cache"
