@@ -65,6 +65,9 @@ type FirstbootObserved struct {
 	// Cmdline is the running kernel's command line; nil when not known
 	// (every kernel argument of the config is then set).
 	Cmdline []string
+	// NICKargs are the arguments --persist-nics appended (RecordNICKargs):
+	// the deployment the first boot stages keeps them.
+	NICKargs []string
 }
 
 // FirstbootPlan is the first boot's steps, in order, up to the reboot
@@ -80,14 +83,14 @@ func FirstbootPlan(o FirstbootObserved) ([]Action, error) {
 		// An earlier attempt's (or anybody's): the plan starts from the
 		// booted deployment.
 		steps = append(steps, Action{Kind: ActCleanupStaged, Config: c.Name,
-			Reason: fmt.Sprintf("staged deployment %s (%s) is left from an earlier attempt", short(st.Checksum), st.Image)})
+			Reason: fmt.Sprintf("staged deployment %s (%s) is left from an earlier attempt or --persist-nics", short(st.Checksum), st.Image)})
 	}
 	var change []Action
 	booted := o.OS.Booted
 	if c.Image != "" && c.Image != booted.Image {
 		change = append(change, Action{Kind: ActStage, Config: c.Name, Image: c.Image, ExtensionsImage: firstbootRepo(o)})
 	}
-	if add := firstbootKernelArgs(c.KernelArgs, o.Cmdline); len(add) > 0 {
+	if add := withNICKargs(firstbootKernelArgs(c.KernelArgs, o.Cmdline), o.NICKargs, o.Cmdline); len(add) > 0 {
 		change = append(change, Action{Kind: ActApplyKernelArgs, Config: c.Name, KernelArgsAppend: add})
 	}
 	if ch := LayeringChange(booted.Packages, booted.BaseRemovals, c.Layering); !ch.Empty() {
@@ -129,6 +132,17 @@ func firstbootKernelArgs(config, cmdline []string) []string {
 			continue
 		}
 		add = append(add, a)
+	}
+	return add
+}
+
+// withNICKargs adds to add the NIC-pinning arguments that neither the
+// running kernel nor add already has: the config may name the same ones.
+func withNICKargs(add, nic, cmdline []string) []string {
+	for _, a := range nic {
+		if !slices.Contains(cmdline, a) && !slices.Contains(add, a) {
+			add = append(add, a)
+		}
 	}
 	return add
 }

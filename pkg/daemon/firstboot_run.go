@@ -119,6 +119,9 @@ func observeFirstboot(ctx context.Context, o FirstbootOptions, mc *mcfgv1.Machin
 		}
 		ob.Cmdline = ParseCmdline(string(b))
 	}
+	if ob.NICKargs, err = readNICKargs(o.Root); err != nil {
+		return ob, err
+	}
 	return ob, nil
 }
 

@@ -55,11 +55,29 @@ func TestFirstbootPlan(t *testing.T) {
 			}, tail...),
 		},
 		{
+			name: "the NIC pins --persist-nics staged are set again on the deployment the plan stages (the cleanup drops its own)",
+			o: FirstbootObserved{Config: cfg(imgB, nil, Layering{}), Cmdline: []string{"rd.neednet=1"},
+				NICKargs: []string{"ifname=ens3:52:54:00:0a:00:03", "ifname=ens4:52:54:00:0a:00:04"},
+				OS:       OSState{Booted: booted.Booted, Staged: &Deployment{Checksum: csA, Image: imgA}}},
+			want: append([]Action{
+				{Kind: ActCleanupStaged, Config: "x", Reason: "staged deployment " + short(csA) + " (" + imgA + ") is left from an earlier attempt or --persist-nics"},
+				{Kind: ActStage, Config: "x", Image: imgB},
+				{Kind: ActApplyKernelArgs, Config: "x", KernelArgsAppend: []string{"ifname=ens3:52:54:00:0a:00:03", "ifname=ens4:52:54:00:0a:00:04"}},
+			}, tail...),
+		},
+		{
+			name: "NIC pins the kernel runs or the config names are not repeated",
+			o: FirstbootObserved{Config: cfg(imgA, []string{"ifname=ens4:52:54:00:0a:00:04"}, Layering{}), OS: booted,
+				Cmdline:  []string{"ifname=ens3:52:54:00:0a:00:03"},
+				NICKargs: []string{"ifname=ens3:52:54:00:0a:00:03", "ifname=ens4:52:54:00:0a:00:04"}},
+			want: append([]Action{{Kind: ActApplyKernelArgs, Config: "x", KernelArgsAppend: []string{"ifname=ens4:52:54:00:0a:00:04"}}}, tail...),
+		},
+		{
 			name: "a deployment an earlier attempt staged goes first",
 			o: FirstbootObserved{Config: cfg(imgB, nil, Layering{}),
 				OS: OSState{Booted: booted.Booted, Staged: &Deployment{Checksum: csB, Image: imgB, FinalizationLocked: true}}},
 			want: append([]Action{
-				{Kind: ActCleanupStaged, Config: "x", Reason: "staged deployment b0b0b0b0b0b0 (" + imgB + ") is left from an earlier attempt"},
+				{Kind: ActCleanupStaged, Config: "x", Reason: "staged deployment b0b0b0b0b0b0 (" + imgB + ") is left from an earlier attempt or --persist-nics"},
 				{Kind: ActStage, Config: "x", Image: imgB},
 			}, tail...),
 		},

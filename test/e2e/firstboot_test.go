@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	mcfgv1 "github.com/openshift/api/machineconfiguration/v1"
@@ -16,6 +18,7 @@ import (
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/test/framework"
+	"github.com/tandem-mco/tandem/test/osdouble"
 )
 
 // TestANewNodeJoins (issue 27, "A new node joins"): a cluster tandem runs
@@ -64,6 +67,12 @@ func TestANewNodeJoins(t *testing.T) {
 		constants.CurrentConfigAnnotation: target, constants.DesiredConfigAnnotation: target,
 		constants.StateAnnotation: constants.MachineConfigDaemonStateDone,
 	})
+	nmstatectl, err := framework.BuildNmstatectlDouble(s.ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := s.reg.TrustFiles() // the installer trusts the registry's CA
+	files["/usr/lib/os-release"] = rhcos96OSRelease
 	node := framework.KwokNode(name, map[string]string{constants.NodeRoleLabelPrefix + scenePool: ""})
 	if _, err := s.cp.Kube.CoreV1().Nodes().Create(s.ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating node %s: %v", name, err)
@@ -71,7 +80,10 @@ func TestANewNodeJoins(t *testing.T) {
 	sim := framework.NewSimNode(t, framework.SimNodeOptions{
 		Name: name, Dir: dir, Kubeconfig: s.cp.KubeconfigPath, Firstboot: true,
 		DaemonBinary: s.bins.daemon, RPMOstreeBinary: s.bins.rpmOstree, InitialImage: bootImage,
-		Files: s.reg.TrustFiles(), // the installer trusts the registry's CA
+		Files: files, NmstatectlBinary: nmstatectl, NICs: nodeNICs,
+		// Initrd networking (static IPs given as kernel arguments), where
+		// nmstate also pins the names by ifname= kernel arguments.
+		InitialKargs: append(osdouble.DefaultKargs(), "rd.neednet=1"),
 	})
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -97,6 +109,7 @@ func TestANewNodeJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	boots := sim.Boots()
+	nicsPinned := checkNICsPinned(t, sim, root, booted.Kargs)
 	onDisk := map[string]bool{}
 	for _, p := range []string{daemon.EncapsulatedConfigPath, daemon.EncapsulatedConfigBakPath, daemon.InitialAnnotationsPath, daemon.InitialAnnotationsBakPath} {
 		_, err := os.Stat(filepath.Join(root, p))
@@ -121,7 +134,61 @@ func TestANewNodeJoins(t *testing.T) {
 	default:
 		joined++
 	}
-	fmt.Printf("firstboot: nodes=1 joined=%d\n", joined)
+	el := "missing"
+	if nicsPinned {
+		el = "ok"
+	}
+	fmt.Printf("firstboot: nodes=1 joined=%d os=rhcos-9.6 persist_nics=%s\n", joined, el)
+}
+
+// rhcos96OSRelease is /usr/lib/os-release as RHCOS 9.6 of OpenShift 4.21
+// writes it (the 4.19+ scheme: VERSION_ID is the RHEL version, the
+// OpenShift release is in OPENSHIFT_VERSION).
+const rhcos96OSRelease = `NAME="Red Hat Enterprise Linux CoreOS"
+ID="rhcos"
+ID_LIKE="rhel fedora"
+VERSION="9.6.20251023-0 (Plow)"
+VERSION_ID="9.6"
+VARIANT="CoreOS"
+VARIANT_ID=coreos
+PLATFORM_ID="platform:el9"
+PRETTY_NAME="Red Hat Enterprise Linux CoreOS 9.6.20251023-0 (Plow)"
+OPENSHIFT_VERSION="4.21"
+RHEL_VERSION=9.6
+OSTREE_VERSION="9.6.20251023-0"
+`
+
+// nodeNICs are the new node's Ethernet NICs, as the nmstatectl double sees them.
+const nodeNICs = "ens3=52:54:00:0a:00:03,ens4=52:54:00:0a:00:04"
+
+// checkNICsPinned checks the first line of the firstboot unit on an EL 9
+// host (the MCO's PersistNetworkInterfaces, pkg/daemon/daemon.go,
+// release-4.21): nmstatectl ran once with the MCO's arguments on the
+// host's root, each NIC has the link file nmstate writes (nmstate v2.2.37
+// rust/src/cli/persist_nic.rs) and the node boots with nmstate's ifname=
+// kernel arguments.
+func checkNICsPinned(t *testing.T, sim *framework.SimNode, root string, kargs []string) bool {
+	t.Helper()
+	ok := true
+	b, err := os.ReadFile(sim.NmstatectlLog())
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if err != nil || len(lines) != 1 || !strings.HasPrefix(lines[0], "persist-nic-names --root "+root+" --kargs-out ") {
+		t.Errorf("nmstatectl ran with %q (%v), want once: persist-nic-names --root %s --kargs-out FILE", lines, err, root)
+		ok = false
+	}
+	for _, nic := range strings.Split(nodeNICs, ",") {
+		name, mac, _ := strings.Cut(nic, "=")
+		link, err := os.ReadFile(filepath.Join(root, "etc/systemd/network/98-nmstate-"+name+".link"))
+		if err != nil || !strings.Contains(string(link), "MACAddress="+mac+"\n") || !strings.Contains(string(link), "Name="+name+"\n") {
+			t.Errorf("%s's link file: %q (%v)", name, link, err)
+			ok = false
+		}
+		if want := "ifname=" + name + ":" + mac; !slices.Contains(kargs, want) {
+			t.Errorf("the node boots with %q, without %s", kargs, want)
+			ok = false
+		}
+	}
+	return ok
 }
 
 func writeJSON(t *testing.T, path string, v any) {

@@ -91,8 +91,22 @@ type SimNodeOptions struct {
 	// does (ConditionPathExists=/etc/ignition-machine-config-encapsulated.json,
 	// Before=kubelet-dependencies.target; templates/common/_base/units,
 	// release-4.21): the daemon starts once it exits successfully, and a
-	// reboot it asks for goes through the harness.
+	// reboot it asks for goes through the harness. The unit's first line,
+	// `firstboot-complete-machineconfig --persist-nics`, runs before it, with
+	// NmstatectlBinary as the image's nmstatectl; when it fails, the unit
+	// fails and the second line does not run (systemd's oneshot).
 	Firstboot bool
+	// NmstatectlBinary is the nmstatectl double (test/nmstatedouble) the
+	// first boot runs; BuildNmstatectlDouble builds it.
+	NmstatectlBinary string
+	// NICs are the node's Ethernet NICs for the nmstatectl double
+	// ("ens3=52:54:00:00:00:01,..."); NmstatectlEnv adds its other settings
+	// (NMSTATE_DOUBLE_FAIL, ...).
+	NICs          string
+	NmstatectlEnv []string
+	// InitialKargs are the first deployment's kernel arguments; default
+	// the double's (osdouble.DefaultKargs).
+	InitialKargs []string
 }
 
 // BootEvent is one boot of a simulated node.
@@ -122,7 +136,7 @@ type SimNode struct {
 	rebootFile string
 	hookDir    string
 	proc       *process
-	firstboot  *process
+	firstboot  []*process              // the unit's ExecStart lines, in order
 	rpmOstreed *osdouble.DaemonProcess // rpm-ostree's transaction daemon
 
 	mu      sync.Mutex // serialises boots and daemon (re)starts
@@ -186,7 +200,7 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	// with the pull secret Ignition wrote (the install config's
 	// /var/lib/kubelet/config.json, among Files), trusting what the node's
 	// root trusts.
-	initial := osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile, Root: n.Root}
+	initial := osdouble.InitialOS{ImageRef: o.InitialImage, Profile: o.RPMOstreeProfile, Root: n.Root, Kargs: o.InitialKargs}
 	if _, err := os.Stat(n.HostPath(kubeletPullSecret)); err == nil {
 		initial.AuthFile = n.HostPath(kubeletPullSecret)
 	}
@@ -209,8 +223,16 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	n.proc = newProcess("machine-config-daemon-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "daemon.log"), n.daemonArgs()...)
 	n.proc.env = n.daemonEnv()
 	if o.Firstboot {
-		n.firstboot = newProcess("machine-config-daemon-firstboot-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "firstboot.log"), n.firstbootArgs()...)
-		n.firstboot.env = n.daemonEnv()
+		if o.NmstatectlBinary == "" {
+			return nil, fmt.Errorf("simnode %s: a first boot needs NmstatectlBinary", o.Name)
+		}
+		persist := newProcess("machine-config-daemon-firstboot-persist-nics-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "firstboot.log"), n.persistNicsArgs()...)
+		persist.env = append(n.daemonEnv(),
+			"NMSTATE_DOUBLE_NICS="+o.NICs, "NMSTATE_DOUBLE_CMDLINE="+n.cmdlineFile(), "NMSTATE_DOUBLE_LOG="+n.NmstatectlLog())
+		persist.env = append(persist.env, o.NmstatectlEnv...)
+		complete := newProcess("machine-config-daemon-firstboot-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "firstboot.log"), n.firstbootArgs()...)
+		complete.env = n.daemonEnv()
+		n.firstboot = []*process{persist, complete}
 	}
 	if o.Hooked {
 		n.hook = newStepHook(n.hookDir)
@@ -296,6 +318,16 @@ func (n *SimNode) firstbootArgs() []string {
 	return append([]string{"firstboot-complete-machineconfig", "--retry-interval=2s", "-v=2"}, n.nodeArgs()...)
 }
 
+// persistNicsArgs are the unit's first line, with the node's flags and
+// the nmstatectl double.
+func (n *SimNode) persistNicsArgs() []string {
+	args := []string{"firstboot-complete-machineconfig", "--persist-nics", "--nmstatectl=" + n.opts.NmstatectlBinary, "-v=2"}
+	return append(args, n.nodeArgs()...)
+}
+
+// NmstatectlLog holds the command lines the nmstatectl double ran with.
+func (n *SimNode) NmstatectlLog() string { return filepath.Join(n.Dir, "nmstatectl.log") }
+
 // nodeArgs are the test-only flags that place both commands on this node:
 // its root is a directory (so no chroot: --root-mount=/), it reboots
 // through the harness, its rpm-ostree is the double; the daemon's node
@@ -364,8 +396,8 @@ func (n *SimNode) newBoot(cause string) error {
 // killDaemon kills the daemon's process group with SIGKILL (its rpm-ostree
 // children too) and waits for it; it returns the group (0: none ran).
 func (n *SimNode) killDaemon() int {
-	if n.firstboot != nil {
-		killProcess(n.Name, n.firstboot)
+	for _, p := range n.firstboot {
+		killProcess(n.Name, p)
 	}
 	return killProcess(n.Name, n.proc)
 }
@@ -442,33 +474,40 @@ func (n *SimNode) startNodeProcesses() error {
 	if _, err := os.Stat(filepath.Join(n.Root, daemon.EncapsulatedConfigPath)); err != nil {
 		return n.proc.start()
 	}
-	if err := n.firstboot.start(); err != nil {
+	return n.startFirstbootLine(0)
+}
+
+// startFirstbootLine starts the unit's line i (n.mu held) and, when it
+// ends by itself, successfully, in the same boot, the next line or the
+// daemon; a line that asked for a reboot is killed by it instead.
+func (n *SimNode) startFirstbootLine(i int) error {
+	p := n.firstboot[i]
+	if err := p.start(); err != nil {
 		return err
 	}
 	boot := len(n.boots)
 	n.wg.Add(1)
-	go n.afterFirstboot(n.firstboot.done, boot)
+	go func(done <-chan struct{}) {
+		defer n.wg.Done()
+		<-done
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.stopped || len(n.boots) != boot {
+			return
+		}
+		if _, err := p.exited(); err != nil {
+			n.fail(fmt.Errorf("simnode %s: %s failed: %w (log %s)", n.Name, strings.Join(p.args[:2], " "), err, p.logPath))
+			return
+		}
+		next := n.proc.start
+		if i+1 < len(n.firstboot) {
+			next = func() error { return n.startFirstbootLine(i + 1) }
+		}
+		if err := next(); err != nil {
+			n.fail(err)
+		}
+	}(p.done)
 	return nil
-}
-
-// afterFirstboot starts the daemon when the first boot of boot (the
-// node's boot count then) ended by itself, successfully, in that boot; a
-// first boot that asked for a reboot is killed by it instead.
-func (n *SimNode) afterFirstboot(done <-chan struct{}, boot int) {
-	defer n.wg.Done()
-	<-done
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.stopped || len(n.boots) != boot {
-		return
-	}
-	if _, err := n.firstboot.exited(); err != nil {
-		n.fail(fmt.Errorf("simnode %s: firstboot-complete-machineconfig failed: %w (log %s)", n.Name, err, n.firstboot.logPath))
-		return
-	}
-	if err := n.proc.start(); err != nil {
-		n.fail(err)
-	}
 }
 
 func (n *SimNode) fail(err error) {
@@ -700,6 +739,22 @@ func BuildSimNodeBinaries(ctx context.Context, dir string) (daemonBin, rpmOstree
 		}
 	}
 	return daemonBin, rpmOstreeBin, nil
+}
+
+// BuildNmstatectlDouble builds the nmstatectl double a first boot runs
+// into dir.
+func BuildNmstatectlDouble(ctx context.Context, dir string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "nmstatectl")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./test/nmstatedouble/cmd/nmstatectl")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the nmstatectl double: %w\n%s", err, b)
+	}
+	return out, nil
 }
 
 // moduleRoot finds the main module's directory (where go.mod is).

@@ -59,7 +59,7 @@ func newFirstboot() *cobra.Command {
 // until one succeeds (the unit must not let kubelet start before it).
 func runFirstboot(ctx context.Context, o *firstbootOptions) error {
 	if o.persistNics {
-		return persistNics(ctx, o.rootMount, o.nmstatectl)
+		return persistNics(ctx, o.rootMount, o.node.root, o.nmstatectl)
 	}
 	if err := enterRootMount(o.rootMount, ""); err != nil {
 		return err

@@ -1,15 +1,19 @@
 package mcd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"k8s.io/klog/v2"
+
+	"github.com/tandem-mco/tandem/pkg/daemon"
 )
 
 // defaultNmstatectl is where the MCO image has nmstatectl (its Dockerfile's
@@ -63,7 +67,16 @@ func kargsEdit(mode nicMode, out string) []string {
 // EL 10), then adds (removes) the kernel arguments nmstatectl asks for with
 // rpm-ostree, in the host's root. A cleanup's errors are not failures, as
 // in the MCO: nmstatectl fails when no pins were ever made.
-func persistNics(ctx context.Context, root, nmstatectl string) error {
+//
+// The host's root is rootMount (the unit's -v /:/rootfs), where rpm-ostree
+// runs by chroot. A rootMount of "/" means this process already runs in
+// the host's root (the MCO's osRoot == "/" case); its files are then under
+// hostRoot, the daemon's --root ("/" on a host, a directory in tests).
+func persistNics(ctx context.Context, rootMount, hostRoot, nmstatectl string) error {
+	root := rootMount
+	if rootMount == "/" {
+		root = hostRoot
+	}
 	b, err := os.ReadFile(filepath.Join(root, "etc/os-release"))
 	if errors.Is(err, os.ErrNotExist) {
 		b, err = os.ReadFile(filepath.Join(root, "usr/lib/os-release"))
@@ -106,21 +119,33 @@ func persistNics(ctx context.Context, root, nmstatectl string) error {
 		return nil // nmstatectl's .link files do it all
 	}
 	cmd := append([]string{"rpm-ostree", "kargs"}, edit...)
-	if root != "/" {
-		cmd = append([]string{"chroot", root}, cmd...)
+	if rootMount != "/" {
+		cmd = append([]string{"chroot", rootMount}, cmd...)
 	}
 	if err := run(ctx, cmd[0], cmd[1:]...); err != nil {
 		return fmt.Errorf("--persist-nics: %w", err)
 	}
+	if mode == nicPersist {
+		// The first boot's next line drops the deployment rpm-ostree just
+		// staged; it sets these arguments again (daemon.NICKargsPath).
+		return daemon.RecordNICKargs(root, strings.Fields(string(kargs)))
+	}
 	return nil
 }
 
-// run runs a command with its output on ours (nmstatectl logs to stderr).
+// run runs a command with its output on ours (nmstatectl logs to stderr);
+// a failure's error ends with the last line the command printed there, so
+// that the unit's failure names the cause (nmstate's message).
 func run(ctx context.Context, name string, args ...string) error {
 	c := exec.CommandContext(ctx, name, args...)
-	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	var errOut bytes.Buffer
+	c.Stdout, c.Stderr = os.Stdout, io.MultiWriter(os.Stderr, &errOut)
 	klog.InfoS("Running", "command", strings.Join(c.Args, " "))
 	if err := c.Run(); err != nil {
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		if last := lines[len(lines)-1]; last != "" {
+			return fmt.Errorf("%s: %w: %s", strings.Join(c.Args, " "), err, last)
+		}
 		return fmt.Errorf("%s: %w", strings.Join(c.Args, " "), err)
 	}
 	return nil

@@ -31,28 +31,6 @@ func TestNicModeAndKargs(t *testing.T) {
 	}
 }
 
-// nmstatectlDouble imitates nmstatectl's persist-nic-names command line
-// (nmstate's rust/src/cli/ncl.rs: --root, --kargs-out, --cleanup; the
-// kargs file holds space-separated arguments): it records its arguments
-// and writes kargs to --kargs-out.
-const nmstatectlDouble = `#!/bin/sh
-echo "$@" >> "$NMSTATE_LOG"
-[ "$1" = persist-nic-names ] || { echo "unknown subcommand $1" >&2; exit 2; }
-shift
-out=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--root) root="$2"; shift 2 ;;
-	--kargs-out) out="$2"; shift 2 ;;
-	--cleanup) cleanup=1; shift ;;
-	*) echo "unknown argument $1" >&2; exit 2 ;;
-	esac
-done
-[ -d "$root/etc" ] || { echo "no root $root" >&2; exit 1; }
-[ -n "$out" ] && printf '%s\n' "$NMSTATE_KARGS" > "$out"
-exit 0
-`
-
 // rpmOstreeDouble is a static program for the host root: it records the
 // arguments it was run with inside the chroot, in /rpm-ostree.log.
 const rpmOstreeDouble = `package main
@@ -99,12 +77,18 @@ func TestPersistNicsOnRHCOS9(t *testing.T) {
 		t.Fatalf("building the rpm-ostree double: %v\n%s", err, out)
 	}
 	nm := filepath.Join(t.TempDir(), "nmstatectl")
-	if err := os.WriteFile(nm, []byte(nmstatectlDouble), 0o755); err != nil {
-		t.Fatal(err)
+	build = exec.Command("go", "build", "-o", nm, "github.com/tandem-mco/tandem/test/nmstatedouble/cmd/nmstatectl")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the nmstatectl double: %v\n%s", err, out)
 	}
 	nmLog := filepath.Join(t.TempDir(), "nmstatectl.log")
-	t.Setenv("NMSTATE_LOG", nmLog)
-	t.Setenv("NMSTATE_KARGS", "ifname=ens3:52:54:00:12:34:56 ifname=ens4:52:54:00:12:34:57")
+	cmdline := filepath.Join(t.TempDir(), "cmdline")
+	if err := os.WriteFile(cmdline, []byte("rw rd.neednet=1 ip=dhcp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NMSTATE_DOUBLE_LOG", nmLog)
+	t.Setenv("NMSTATE_DOUBLE_CMDLINE", cmdline)
+	t.Setenv("NMSTATE_DOUBLE_NICS", "ens3=52:54:00:12:34:56,ens4=52:54:00:12:34:57")
 
 	cmd := New()
 	cmd.SetArgs([]string{"firstboot-complete-machineconfig", "--persist-nics", "--root-mount", root, "--nmstatectl", nm})
@@ -125,6 +109,27 @@ func TestPersistNicsOnRHCOS9(t *testing.T) {
 	if want := "kargs --append=ifname=ens3:52:54:00:12:34:56 --append=ifname=ens4:52:54:00:12:34:57\n"; string(kargs) != want {
 		t.Errorf("rpm-ostree ran with %q, want %q", kargs, want)
 	}
+
+	link, err := os.ReadFile(filepath.Join(root, "etc/systemd/network/98-nmstate-ens4.link"))
+	if err != nil || !strings.Contains(string(link), "MACAddress=52:54:00:12:34:57") || !strings.Contains(string(link), "Name=ens4") {
+		t.Errorf("ens4's link file: %q, %v", link, err)
+	}
+
+	// A persist-nic-names failure fails the unit with nmstate's message,
+	// and rpm-ostree is not run.
+	if err := os.Remove(filepath.Join(root, "rpm-ostree.log")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NMSTATE_DOUBLE_FAIL", "Failed to retrieve network state: no netlink")
+	cmd = New()
+	cmd.SetArgs([]string{"firstboot-complete-machineconfig", "--persist-nics", "--root-mount", root, "--nmstatectl", nm})
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "no netlink") {
+		t.Errorf("a failing nmstatectl: %v, want its message", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "rpm-ostree.log")); err == nil {
+		t.Error("rpm-ostree ran after nmstatectl failed")
+	}
+	t.Setenv("NMSTATE_DOUBLE_FAIL", "")
 
 	// Without nmstatectl, the host is not left to boot unpinned: a clear error.
 	cmd = New()
