@@ -30,6 +30,20 @@ var MCOPrograms = []string{
 	"machine-config-daemon", "machine-config-controller",
 }
 
+// staleMCOPrograms are the files the MCO's Dockerfile (release-4.21)
+// installs at /usr/bin besides MCOPrograms, which this image does not
+// carry: `make install`'s gzipped machine-config-tests-ext (the MCO's
+// openshift-tests extension) and machine-config-daemon.rhel8 (the MCO's
+// daemon for RHEL 8 hosts). A base that is an MCO image of another
+// z-stream has them, built from its own source: they are whited out so
+// that no other MCO's binary ships in this image. /usr/bin itself is not
+// made opaque: it is the base's (bash, nmstatectl, ...).
+var staleMCOPrograms = []string{"machine-config-tests-ext.gz", "machine-config-daemon.rhel8"}
+
+// opaqueWhiteout, in a layer's directory, hides everything the layers
+// below hold in it (OCI image-spec layer.md, "Opaque Whiteout").
+const opaqueWhiteout = ".wh..wh..opq"
+
 // releaseOperatorLabel marks an image whose /manifests the CVO applies
 // (the MCO's Dockerfile: LABEL io.openshift.release.operator true).
 const releaseOperatorLabel = "io.openshift.release.operator"
@@ -101,6 +115,11 @@ func BuildMCO(ctx context.Context, o MCOOptions) (Result, error) {
 	src := env["MCO_SRC"]
 	t := epoch()
 	files := []treeFile{{dir: true, name: "usr/"}, {dir: true, name: "usr/bin/"}}
+	// Whiteouts before the directory's other entries, as layer.md asks, so
+	// that a runtime applying them where it meets them keeps the new files.
+	for _, p := range staleMCOPrograms {
+		files = append(files, treeFile{name: "usr/bin/.wh." + p, mode: 0o644})
+	}
 	for _, p := range MCOPrograms {
 		files = append(files, treeFile{src: filepath.Join(o.ForkBin, p), name: "usr/bin/" + p, mode: 0o755})
 	}
@@ -126,8 +145,13 @@ func BuildMCO(ctx context.Context, o MCOOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// /manifests and /etc/mcc/templates are the MCO's whole: a base's copy
+	// (an MCO image of another z-stream) would leave manifests the CVO
+	// applies and templates the controller renders that this MCO never had.
+	manifests = replaceDir("manifests", manifests)
+	templates = append([]treeFile{{dir: true, name: "etc/"}, {dir: true, name: "etc/mcc/"}}, replaceDir("etc/mcc/templates", templates)...)
 	img := base
-	for _, layerFiles := range [][]treeFile{files, manifests, append([]treeFile{{dir: true, name: "etc/"}, {dir: true, name: "etc/mcc/"}}, templates...)} {
+	for _, layerFiles := range [][]treeFile{files, manifests, templates} {
 		lf := layerFiles
 		layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return treeTar(lf, t), nil }, tarball.WithMediaType(types.OCILayer))
 		if err != nil {
@@ -212,6 +236,20 @@ func tree(root, prefix string) ([]treeFile, error) {
 		return nil, fmt.Errorf("reading %s: %w", root, err)
 	}
 	return out, nil
+}
+
+// replaceDir makes the entries under dir replace the lower layers' dir
+// instead of merging into it: the directory, then its opaque whiteout
+// (first, as layer.md asks of whiteouts, so that a runtime applying it where
+// it meets it does not hide this layer's files), then the entries.
+func replaceDir(dir string, entries []treeFile) []treeFile {
+	out := []treeFile{{dir: true, name: dir + "/"}, {name: dir + "/" + opaqueWhiteout, mode: 0o644}}
+	for _, f := range entries {
+		if f.name != dir+"/" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // mergeTrees adds b's entries to a, refusing none but keeping one entry

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +60,33 @@ func applyBlob(ctx context.Context, src types.ImageSource, li types.BlobInfo, ro
 	return applyLayer(tar.NewReader(plain), root)
 }
 
+// OCI whiteout names (image-spec layer.md, "Whiteouts"): a layer entry
+// "<dir>/.wh.<name>" deletes <dir>/<name> from the layers below, and an
+// entry "<dir>/.wh..wh..opq" makes <dir> opaque.
+const (
+	whiteoutPrefix = ".wh."
+	opaqueWhiteout = ".wh..wh..opq"
+)
+
 // applyLayer applies one layer under root: regular files, directories and
 // symlinks, with OCI whiteouts; an entry that leaves root or of another
 // type is an error.
+//
+// An opaque whiteout "<dir>/.wh..wh..opq" removes everything under <dir>
+// that the layers applied before hold, but keeps what this layer itself
+// puts there, wherever the marker sits among the layer's entries: as
+// containers/storage's UnpackLayer does
+// (vendor/github.com/containers/storage/pkg/archive/diff.go, the
+// WhiteoutOpaqueDir case), it removes every path under <dir> this layer
+// has not yet unpacked, and this layer's later entries land after the
+// removal. Unlike UnpackLayer, it also keeps the directories this layer
+// created implicitly as parents of its entries (e.g. dir/sub for an entry
+// dir/sub/c with no dir/sub/ entry of its own).
 func applyLayer(tr *tar.Reader, root string) error {
+	root = filepath.Clean(root)
+	// unpacked holds the paths this layer has written, with their parent
+	// directories: what an opaque whiteout in this layer must keep.
+	unpacked := map[string]struct{}{}
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -73,17 +97,26 @@ func applyLayer(tr *tar.Reader, root string) error {
 		}
 		rel := filepath.Clean("/" + h.Name)
 		dst := filepath.Join(root, rel)
-		if !strings.HasPrefix(dst, filepath.Clean(root)+string(os.PathSeparator)) {
+		if !strings.HasPrefix(dst, root+string(os.PathSeparator)) {
 			return fmt.Errorf("layer entry %q leaves the root", h.Name)
 		}
-		if base := filepath.Base(rel); strings.HasPrefix(base, ".wh.") {
-			if err := os.RemoveAll(filepath.Join(filepath.Dir(dst), strings.TrimPrefix(base, ".wh."))); err != nil {
+		// As UnpackLayer does, for whiteouts too: the directory an opaque
+		// marker names exists in the merged tree even if no layer has
+		// it.
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		switch base := filepath.Base(rel); {
+		case base == opaqueWhiteout:
+			if err := hideLower(filepath.Dir(dst), unpacked); err != nil {
 				return err
 			}
 			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
+		case strings.HasPrefix(base, whiteoutPrefix):
+			if err := os.RemoveAll(filepath.Join(filepath.Dir(dst), strings.TrimPrefix(base, whiteoutPrefix))); err != nil {
+				return err
+			}
+			continue
 		}
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -102,7 +135,30 @@ func applyLayer(tr *tar.Reader, root string) error {
 		default:
 			return fmt.Errorf("layer entry %q: unsupported type %c", h.Name, h.Typeflag)
 		}
+		for p := dst; p != root; p = filepath.Dir(p) {
+			unpacked[p] = struct{}{}
+		}
 	}
+}
+
+// hideLower removes everything under dir but the paths in keep: an opaque
+// whiteout of dir, keep being what the layer itself has unpacked so far.
+func hideLower(dir string, keep map[string]struct{}) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		if _, ok := keep[p]; ok {
+			return nil
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
 }
 
 func writeFile(dst string, r io.Reader, mode os.FileMode) error {
