@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tandem-mco/tandem/manifests/internal/mcosrc"
 	"github.com/tandem-mco/tandem/pkg/controller/drain"
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/pkg/metrics"
@@ -36,17 +37,42 @@ type promRule struct {
 	Spec     map[string]any        `json:"spec"`
 }
 
-// loadRuleGroups parses every PrometheusRule in this directory with
-// Prometheus' own rule file parser (which also parses each expression).
-func loadRuleGroups(t *testing.T) map[string][]rulefmt.RuleGroup {
+// mcoRules is the MCO's alert rules file in its repository. The MCO ships
+// it (the CVO applies it from the release payload); tandem keeps no copy
+// (kustomization.yaml) and reads it from the pinned checkout.
+const mcoRules = "install/0000_90_machine-config_01_prometheus-rules.yaml"
+
+// ruleFile is a file of PrometheusRules: its path and how messages name it.
+type ruleFile struct{ path, name string }
+
+// ruleFiles are tandem's prometheusrule*.yaml in this directory and the
+// MCO's rules file at the commit fork/mco.env pins. Without the checkout
+// the tests fail, saying how to get it (mcosrc.Locate).
+func ruleFiles(t *testing.T) []ruleFile {
 	t.Helper()
-	files, err := filepath.Glob("prometheusrule*.yaml")
-	if err != nil || len(files) == 0 {
+	own, err := filepath.Glob("prometheusrule*.yaml")
+	if err != nil || len(own) == 0 {
 		t.Fatalf("no PrometheusRule files: %v", err)
 	}
+	src, err := mcosrc.Locate()
+	if err != nil {
+		t.Fatalf("the MCO's alerts: %v", err)
+	}
+	files := []ruleFile{{src.Path(mcoRules), src.Cite(mcoRules)}}
+	for _, f := range own {
+		files = append(files, ruleFile{f, f})
+	}
+	return files
+}
+
+// loadRuleGroups parses every PrometheusRule of ruleFiles with Prometheus'
+// own rule file parser (which also parses each expression).
+func loadRuleGroups(t *testing.T) map[string][]rulefmt.RuleGroup {
+	t.Helper()
 	out := map[string][]rulefmt.RuleGroup{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, rf := range ruleFiles(t) {
+		f := rf.name
+		b, err := os.ReadFile(rf.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +92,7 @@ func loadRuleGroups(t *testing.T) map[string][]rulefmt.RuleGroup {
 			if len(errs) > 0 {
 				t.Fatalf("%s (%s): Prometheus rejects the rules: %v", f, pr.Metadata.Name, errs)
 			}
-			out[f+"/"+pr.Metadata.Name] = groups.Groups
+			out[f+" ("+pr.Metadata.Name+")"] = groups.Groups
 		}
 	}
 	return out
@@ -93,7 +119,10 @@ const ns = `namespace="openshift-machine-config-operator"`
 // through the ServiceMonitors (the target's node label from the pod; a
 // metric's own node label becomes exported_node), and when the alert must
 // and must not fire. They are written from each rule's documented meaning
-// (its summary and the MCO runbooks), not from the expression.
+// (its summary and the MCO runbooks), not from the expression. Every alert
+// of the MCO's rules file at the pinned commit has a case (TestAlertRules
+// fails on one without), so a new MCO alert on tandem's series, or one
+// that no longer fires on them, shows up when fork/mco.env moves.
 var cases = map[string]alertCase{
 	"MCCDrainError": {
 		load: `load 1m
@@ -119,11 +148,6 @@ var cases = map[string]alertCase{
 		load: `load 1m
 			mcd_kubelet_state{node="worker-4", ` + ns + `} 0 1 2 3 0`,
 		checks: []check{{2 * time.Minute, false, nil}, {3 * time.Minute, true, map[string]string{"node": "worker-4"}}, {4 * time.Minute, false, nil}},
-	},
-	"MissingMachineConfig": {
-		load: `load 1m
-			mcd_missing_mc{mc="rendered-worker-0123", node="worker-5", ` + ns + `} 0 0 1 2`,
-		checks: []check{{1 * time.Minute, false, nil}, {2 * time.Minute, true, map[string]string{"mc": "rendered-worker-0123"}}},
 	},
 	"SystemMemoryExceedsReservation": { // for: 15m; reserved = capacity - allocatable = 1 GiB
 		load: `load 1m
@@ -270,7 +294,7 @@ func firingAt(t *testing.T, st storage.Queryable, engine *promql.Engine, rule ru
 func TestAlertRules(t *testing.T) {
 	files := loadRuleGroups(t)
 	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 1_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})
-	rules, tested := 0, 0
+	rules, tested, mco := 0, 0, 0
 	seen := map[string]bool{}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		for _, g := range files[f] {
@@ -282,6 +306,9 @@ func TestAlertRules(t *testing.T) {
 					continue
 				}
 				rules++
+				if strings.Contains(f, mcoRules) {
+					mco++
+				}
 				if seen[r.Alert] {
 					t.Errorf("alert %s defined twice", r.Alert)
 				}
@@ -307,7 +334,10 @@ func TestAlertRules(t *testing.T) {
 			t.Errorf("test case for %s, which no rule defines", name)
 		}
 	}
-	fmt.Printf("alerts: rules=%d tested=%d\n", rules, tested)
+	if mco == 0 {
+		t.Errorf("no alerts read from the MCO's %s", mcoRules)
+	}
+	fmt.Printf("alerts: rules=%d mco=%d tested=%d\n", rules, mco, tested)
 }
 
 // caseMismatches runs one alert's case and says, per check, where the
@@ -377,8 +407,7 @@ var notExportedByTandem = map[string]string{
 	"node_memory_MemTotal_bytes":     "node-exporter",
 	"node_memory_Buffers_bytes":      "node-exporter",
 	"node_memory_Cached_bytes":       "node-exporter",
-	"os_image_url_override":          "not exported by tandem yet (MCO render controller; telemetry recording rule only)",
-	"mcd_local_unsupported_packages": "not exported by tandem (MCO's package inventory; telemetry recording rule only)",
+	"os_image_url_override":          "not exported by tandem yet (MCO render controller; read only by the recording rule os_image_url_override:sum)",
 	"tandem_dpu_tenant_hold_overdue": "pkg/controller/dpu infra metrics (unexported constructor; checked by its TestPrometheusRules)",
 	"tandem_dpu_host_tainted":        "pkg/controller/dpu infra metrics (unexported constructor; checked by its TestPrometheusRules)",
 }
