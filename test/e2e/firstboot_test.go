@@ -72,7 +72,7 @@ func TestANewNodeJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := s.reg.TrustFiles() // the installer trusts the registry's CA
-	files["/usr/lib/os-release"] = rhcos96OSRelease
+	files["/usr/lib/os-release"] = framework.RHCOS96OSRelease
 	node := framework.KwokNode(name, map[string]string{constants.NodeRoleLabelPrefix + scenePool: ""})
 	if _, err := s.cp.Kube.CoreV1().Nodes().Create(s.ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating node %s: %v", name, err)
@@ -140,23 +140,6 @@ func TestANewNodeJoins(t *testing.T) {
 	}
 	fmt.Printf("firstboot: nodes=1 joined=%d os=rhcos-9.6 persist_nics=%s\n", joined, el)
 }
-
-// rhcos96OSRelease is /usr/lib/os-release as RHCOS 9.6 of OpenShift 4.21
-// writes it (the 4.19+ scheme: VERSION_ID is the RHEL version, the
-// OpenShift release is in OPENSHIFT_VERSION).
-const rhcos96OSRelease = `NAME="Red Hat Enterprise Linux CoreOS"
-ID="rhcos"
-ID_LIKE="rhel fedora"
-VERSION="9.6.20251023-0 (Plow)"
-VERSION_ID="9.6"
-VARIANT="CoreOS"
-VARIANT_ID=coreos
-PLATFORM_ID="platform:el9"
-PRETTY_NAME="Red Hat Enterprise Linux CoreOS 9.6.20251023-0 (Plow)"
-OPENSHIFT_VERSION="4.21"
-RHEL_VERSION=9.6
-OSTREE_VERSION="9.6.20251023-0"
-`
 
 // nodeNICs are the new node's Ethernet NICs, as the nmstatectl double sees them.
 const nodeNICs = "ens3=52:54:00:0a:00:03,ens4=52:54:00:0a:00:04"

@@ -137,9 +137,18 @@ func TestMCOUpgrade(t *testing.T) {
 		}
 	}
 	t.Logf("master pool %s: %s", constants.PoolEtcdLeaderOrderingCondition, ordering)
-	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s\n",
+	// Each node was installed on RHCOS 9.6: its first boot pinned its NICs.
+	pinned := 0
+	for _, n := range nodes {
+		if err := w.FirstbootEL(n); err != nil {
+			t.Error(err)
+			continue
+		}
+		pinned++
+	}
+	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
-		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode)
+		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode, pinned, len(nodes))
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
 	pair.judge(ctx, t, func() int { return mon.cordonCount(dpuHost) }, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,13 +27,14 @@ const (
 )
 
 // bootImageFiles are what the boot image holds before Ignition runs: the
-// core user RHCOS ships, and the registry's CA (the installed machine
-// trusts the release registry).
+// os-release and core user of RHCOS 9.6, and the registry's CA (the
+// installed machine trusts the release registry).
 func (w *World) bootImageFiles() map[string]string {
 	files := map[string]string{
-		"/etc/passwd": "root:x:0:0:root:/root:/bin/bash\ncore:x:1000:1000:CoreOS Admin:/var/home/core:/bin/bash\n",
-		"/etc/group":  "root:x:0:\ncore:x:1000:\n",
-		"/etc/shadow": "root:*:19000:0:99999:7:::\ncore:*:19000:0:99999:7:::\n",
+		"/usr/lib/os-release": framework.RHCOS96OSRelease,
+		"/etc/passwd":         "root:x:0:0:root:/root:/bin/bash\ncore:x:1000:1000:CoreOS Admin:/var/home/core:/bin/bash\n",
+		"/etc/group":          "root:x:0:\ncore:x:1000:\n",
+		"/etc/shadow":         "root:*:19000:0:99999:7:::\ncore:*:19000:0:99999:7:::\n",
 	}
 	if w.opts.Registry != nil {
 		for p, c := range w.opts.Registry.TrustFiles() {
@@ -125,6 +127,48 @@ func layOSUnits(root string, raw []byte) error {
 		unit := "[Unit]\nDescription=" + desc + " (the boot image's)\n\n[Service]\nExecStart=/bin/true\n\n[Install]\nWantedBy=multi-user.target\n"
 		if err := writeNodeFile(root, p, []byte(unit)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// nodeNICs are node's Ethernet NICs as the nmstatectl double sees them:
+// two, with MAC addresses of the node's own.
+func nodeNICs(node string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(node))
+	b := h.Sum32()
+	mac := func(i int) string {
+		return fmt.Sprintf("52:54:%02x:%02x:%02x:%02x", byte(b>>24), byte(b>>16), byte(b>>8), byte(i))
+	}
+	return "ens3=" + mac(3) + ",ens4=" + mac(4)
+}
+
+// FirstbootEL checks what the first line of an installed node's firstboot
+// unit did on its RHCOS 9.6 host (the MCO's PersistNetworkInterfaces,
+// pkg/daemon/daemon.go, release-4.21): nmstatectl persist-nic-names ran
+// once, on the host's root, and each NIC has the link file nmstate writes
+// (nmstate v2.2.37 rust/src/cli/persist_nic.rs).
+func (w *World) FirstbootEL(node string) error {
+	w.mu.Lock()
+	n := w.nodes[node]
+	w.mu.Unlock()
+	if n == nil {
+		return fmt.Errorf("no node %s", node)
+	}
+	b, err := os.ReadFile(n.NmstatectlLog())
+	if err != nil {
+		return fmt.Errorf("%s: nmstatectl never ran: %w", node, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "persist-nic-names --root "+n.Root+" --kargs-out ") {
+		return fmt.Errorf("%s: nmstatectl ran with %q, want once: persist-nic-names --root %s --kargs-out FILE", node, lines, n.Root)
+	}
+	for _, nic := range strings.Split(nodeNICs(node), ",") {
+		name, mac, _ := strings.Cut(nic, "=")
+		link, err := os.ReadFile(filepath.Join(n.Root, "etc/systemd/network/98-nmstate-"+name+".link"))
+		if err != nil || !strings.Contains(string(link), "MACAddress="+mac+"\n") || !strings.Contains(string(link), "Name="+name+"\n") {
+			return fmt.Errorf("%s: %s's link file: %q (%v)", node, name, link, err)
 		}
 	}
 	return nil

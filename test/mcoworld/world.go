@@ -79,6 +79,8 @@ type World struct {
 	rpmOst string
 	// treeDaemon is tandem's daemon built from this tree (beside rpmOst).
 	treeDaemon string
+	// nmstatectl is the nmstatectl double installed nodes' first boot runs.
+	nmstatectl string
 	cancel     context.CancelFunc
 	done       chan struct{}
 	mu         sync.Mutex
@@ -157,6 +159,9 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 		return nil, err
 	}
 	if w.treeDaemon, _, err = osRPMOstree(ctx, o.Dir, &w.rpmOst); err != nil {
+		return nil, err
+	}
+	if w.nmstatectl, err = framework.BuildNmstatectlDouble(ctx, filepath.Join(o.Dir, "bin")); err != nil {
 		return nil, err
 	}
 	if _, err := w.CVO.Apply(ctx, r); err != nil {
@@ -319,7 +324,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Firstboot = true
+		o.Firstboot, o.NmstatectlBinary, o.NICs = true, w.nmstatectl, nodeNICs(name)
 	}
 	if w.opts.SimNode != nil {
 		w.opts.SimNode(&o)
