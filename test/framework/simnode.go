@@ -153,8 +153,8 @@ type SimNode struct {
 
 // StartSimNode makes the node's dirs, boots its initial OS and starts the daemon.
 func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr error) {
-	if o.Name == "" || o.Kubeconfig == "" || o.DaemonBinary == "" || o.RPMOstreeBinary == "" {
-		return nil, errors.New("simnode: Name, Kubeconfig, DaemonBinary and RPMOstreeBinary are required")
+	if o.Name == "" || (o.Kubeconfig == "" && o.Pod == nil) || o.DaemonBinary == "" || o.RPMOstreeBinary == "" {
+		return nil, errors.New("simnode: Name, Kubeconfig (or a Pod, with its in-cluster identity), DaemonBinary and RPMOstreeBinary are required")
 	}
 	if o.IOPolicy == "" {
 		o.IOPolicy = "none"
@@ -220,7 +220,8 @@ func StartSimNode(ctx context.Context, o SimNodeOptions) (_ *SimNode, retErr err
 	if err := n.newBoot("start"); err != nil {
 		return nil, err
 	}
-	n.proc = newProcess("machine-config-daemon-"+o.Name, o.DaemonBinary, filepath.Join(n.Dir, "daemon.log"), n.daemonArgs()...)
+	bin, args := n.daemonCommand()
+	n.proc = newProcess("machine-config-daemon-"+o.Name, bin, filepath.Join(n.Dir, "daemon.log"), args...)
 	n.proc.env = n.daemonEnv()
 	if o.Firstboot {
 		if o.NmstatectlBinary == "" {
@@ -289,6 +290,20 @@ type PodCommand struct {
 	// node's ExtraArgs (a pod of another image may need others, and a new
 	// pod's process its own metrics port).
 	Extra []string
+	// Wrapper, when set, runs the daemon: the daemon's command line is
+	// appended to it (a pod's service account mount: mcoworld's podns).
+	Wrapper []string
+}
+
+// daemonCommand is the daemon's binary and arguments, under the pod's
+// wrapper when it has one.
+func (n *SimNode) daemonCommand() (string, []string) {
+	if p := n.opts.Pod; p != nil && len(p.Wrapper) > 0 {
+		argv := append(slices.Clone(p.Wrapper), n.opts.DaemonBinary)
+		argv = append(argv, n.daemonArgs()...)
+		return argv[0], argv[1:]
+	}
+	return n.opts.DaemonBinary, n.daemonArgs()
 }
 
 func (n *SimNode) daemonArgs() []string {
@@ -298,8 +313,10 @@ func (n *SimNode) daemonArgs() []string {
 	} else {
 		args = []string{"start", "--node-name=" + n.Name}
 	}
+	if n.opts.Kubeconfig != "" {
+		args = append(args, "--kubeconfig="+n.opts.Kubeconfig)
+	}
 	args = append(args,
-		"--kubeconfig="+n.opts.Kubeconfig,
 		"--metrics-url=",
 		"--resync="+n.opts.Resync.String(),
 		"-v=2",
@@ -541,7 +558,7 @@ func (n *SimNode) SetPod(pod PodCommand, grace time.Duration) error {
 		return fmt.Errorf("simnode %s: stopping the daemon: %w", n.Name, err)
 	}
 	n.opts.Pod = &pod
-	n.proc.args = n.daemonArgs()
+	n.proc.path, n.proc.args = n.daemonCommand()
 	n.proc.env = n.daemonEnv()
 	return n.restartDaemon()
 }
@@ -744,17 +761,23 @@ func BuildSimNodeBinaries(ctx context.Context, dir string) (daemonBin, rpmOstree
 // BuildNmstatectlDouble builds the nmstatectl double a first boot runs
 // into dir.
 func BuildNmstatectlDouble(ctx context.Context, dir string) (string, error) {
+	out := filepath.Join(dir, "nmstatectl")
+	return out, GoBuild(ctx, out, "./test/nmstatedouble/cmd/nmstatectl")
+}
+
+// GoBuild builds the main package pkg (a path relative to the module's
+// root) into out.
+func GoBuild(ctx context.Context, out, pkg string) error {
 	root, err := moduleRoot()
 	if err != nil {
-		return "", err
+		return err
 	}
-	out := filepath.Join(dir, "nmstatectl")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./test/nmstatedouble/cmd/nmstatectl")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags=containers_image_openpgp", "-o", out, pkg)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the nmstatectl double: %w\n%s", err, b)
+		return fmt.Errorf("building %s: %w\n%s", pkg, err, b)
 	}
-	return out, nil
+	return nil
 }
 
 // moduleRoot finds the main module's directory (where go.mod is).

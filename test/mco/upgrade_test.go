@@ -146,6 +146,30 @@ func TestMCOUpgrade(t *testing.T) {
 		}
 		pinned++
 	}
+	// Every operand process ran as its pod's service account, with the
+	// RBAC the payload installs, and the MCO's admission policy held.
+	idOK, idTotal, idProblems := w.CheckIdentities(ctx)
+	for _, p := range idProblems {
+		t.Error(p)
+	}
+	forbidden, err := w.Forbidden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range forbidden {
+		if i == 5 {
+			t.Errorf("... and %d more refusals", len(forbidden)-5)
+			break
+		}
+		t.Errorf("refused: %s", l)
+	}
+	guard := "ok"
+	if err := w.CheckMCNGuard(ctx); err != nil {
+		guard = "broken"
+		t.Error(err)
+	}
+	removed := removedRuleSurfaces(ctx, t, w)
+	fmt.Printf("mco-real: identities=%d/%d forbidden=%d mcn_guard=%s removed_rule=%s firstboot_el=%d/%d\n", idOK, idTotal, len(forbidden), guard, removed, pinned, len(nodes))
 	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
 		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode, pinned, len(nodes))
@@ -506,4 +530,35 @@ func (m *upgradeMonitor) violations() []string {
 	out := slices.Clone(m.problems)
 	sort.Strings(out)
 	return out
+}
+
+// removedRuleSurfaces deletes one of the rules tandem adds to the payload's
+// RBAC (manifests/mco-image: the controller's read of
+// openshift-etcd/etcd-endpoints) and waits, bounded, for the refusal to
+// show on the master pool's EtcdLeaderOrdering condition, naming the verb
+// and the resource, as an operator would look for it. Under an admin
+// identity the removal changes nothing and the wait fails.
+func removedRuleSurfaces(ctx context.Context, t *testing.T, w *mcoworld.World) string {
+	t.Helper()
+	const role = "machine-config-controller-tandem-etcd"
+	if err := w.CP.Kube.RbacV1().Roles("openshift-etcd").Delete(ctx, role, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("removing Role openshift-etcd/%s: %v", role, err)
+	}
+	const want = `cannot get resource "configmaps" in API group "" in the namespace "openshift-etcd"`
+	err := framework.Await(ctx, "the removed rule on the master pool's "+constants.PoolEtcdLeaderOrderingCondition+" condition", 3*time.Minute, 2*time.Second, func(ctx context.Context) (bool, string, error) {
+		p, err := w.CP.MCO.MachineconfigurationV1().MachineConfigPools().Get(ctx, "master", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		c := node.FindCondition(p.Status.Conditions, constants.PoolEtcdLeaderOrderingCondition)
+		if c == nil {
+			return false, "no condition", nil
+		}
+		return strings.Contains(c.Message, want), fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message), nil
+	})
+	if err != nil {
+		t.Error(err)
+		return "silent"
+	}
+	return "surfaced"
 }

@@ -12,27 +12,25 @@ import (
 // NODE_NAME from spec.nodeName, a ConfigMap volume's files written to the
 // host and paths under its mount pointed there.
 
-// operatorAdditions: the operator reaches the apiserver through the
-// admin kubeconfig instead of a service account.
-func operatorAdditions(kubeconfig string) []string {
-	return []string{"--kubeconfig=" + kubeconfig}
+// The operator has none: like every process here, it reaches the API
+// server as its pod's service account (Identity), through client-go's
+// in-cluster config.
+
+// controllerAdditions: a metrics port of its own (every process shares
+// the host's loopback; the MCO's 127.0.0.1:8797 is per pod network
+// namespace, or per node for host-network daemons), and the templates
+// where the host has the image's /etc/mcc/templates (the flag's default
+// is that image path).
+func controllerAdditions(metricsPort int, templates string) []string {
+	return []string{fmt.Sprintf("--metrics-listen-address=127.0.0.1:%d", metricsPort), "--templates=" + templates}
 }
 
-// controllerAdditions: the admin kubeconfig, a metrics port of its own
-// (every process shares the host's loopback; the MCO's 127.0.0.1:8797 is
-// per pod network namespace, or per node for host-network daemons), and
-// the templates where the host has the image's /etc/mcc/templates (the
-// flag's default is that image path).
-func controllerAdditions(kubeconfig string, metricsPort int, templates string) []string {
-	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-listen-address=127.0.0.1:%d", metricsPort), "--templates=" + templates}
-}
-
-// daemonAdditions: the admin kubeconfig and a metrics port of its own;
-// then framework.SimNode adds the flags that make a directory a node (its
-// nodeArgs: --root-mount=/ and --root=<dir>, the harness host, the
-// rpm-ostree double, boot id and cmdline files).
-func daemonAdditions(kubeconfig string, metricsPort int) []string {
-	return []string{"--kubeconfig=" + kubeconfig, fmt.Sprintf("--metrics-url=127.0.0.1:%d", metricsPort)}
+// daemonAdditions: a metrics port of its own; then framework.SimNode adds
+// the flags that make a directory a node (its nodeArgs: --root-mount=/ and
+// --root=<dir>, the harness host, the rpm-ostree double, boot id and
+// cmdline files).
+func daemonAdditions(metricsPort int) []string {
+	return []string{fmt.Sprintf("--metrics-url=127.0.0.1:%d", metricsPort)}
 }
 
 // freePort reserves a loopback port for a process to listen on.

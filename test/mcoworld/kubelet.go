@@ -27,6 +27,9 @@ type Container struct {
 	Command string   // the container's command[0]
 	Args    []string // command[1:] and args
 	Env     []string // KEY=VALUE
+	// Secrets is the directory to mount over /var/run/secrets (Identity.Wrap),
+	// "" without an Identity.
+	Secrets string
 }
 
 // Process is what a Workload runs for one pod.
@@ -65,6 +68,9 @@ type Kubelet struct {
 	Kube      kubernetes.Interface
 	Dir       string // per-pod directories (materialized volumes)
 	Workloads []Workload
+	// Identity, when set, gives each pod's process its service account's
+	// token, as a kubelet does; else processes bring their own credentials.
+	Identity *Identity
 
 	mu      sync.Mutex
 	running map[types.UID]*podProcess
@@ -245,7 +251,16 @@ func (k *Kubelet) container(ctx context.Context, pod *corev1.Pod, name string, e
 	for i := range argv {
 		argv[i] = rewriteMounts(expandVars(argv[i], vars), mounts)
 	}
-	return Container{Pod: pod, Image: spec.Image, Command: argv[0], Args: argv[1:], Env: env}, nil
+	c := Container{Pod: pod, Image: spec.Image, Command: argv[0], Args: argv[1:], Env: env}
+	if k.Identity != nil {
+		c.Secrets = filepath.Join(k.Dir, string(pod.UID), "secrets")
+		svc, err := k.Identity.mount(ctx, k, pod, c.Secrets)
+		if err != nil {
+			return Container{}, err
+		}
+		c.Env = append(c.Env, svc...)
+	}
+	return c, nil
 }
 
 // resolveEnv gives values and the downward API's pod fields (the MCO's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -86,6 +87,7 @@ type World struct {
 	mu         sync.Mutex
 	nodes      map[string]*framework.SimNode
 	started    map[string]int    // processes started per workload
+	operands   []operand         // every process started, in order
 	metrics    map[string]string // metrics address of the latest process, by "controller" or "daemon/<node>"
 	images     map[string]string // the image of the pod that started it, by the same key
 	// daemonPods names the pod each node's daemon runs for now.
@@ -167,11 +169,32 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if _, err := w.CVO.Apply(ctx, r); err != nil {
 		return nil, fmt.Errorf("applying release %s: %w", r.Version, err)
 	}
-	w.Kubelet = &Kubelet{Kube: cp.Kube, Dir: filepath.Join(o.Dir, "pods"), Workloads: w.workloads()}
+	id, err := w.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.Kubelet = &Kubelet{Kube: cp.Kube, Dir: filepath.Join(o.Dir, "pods"), Workloads: w.workloads(), Identity: id}
 	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.cancel, w.done = cancel, make(chan struct{})
 	go func() { defer close(w.done); w.Kubelet.Run(kctx) }()
 	return w, nil
+}
+
+// identity is what the kubelet stand-in gives each pod's process to
+// reach the API server as its service account.
+func (w *World) identity(ctx context.Context) (*Identity, error) {
+	ca := w.CP.RESTConfig.CAData
+	if len(ca) == 0 {
+		var err error
+		if ca, err = os.ReadFile(w.CP.RESTConfig.CAFile); err != nil {
+			return nil, fmt.Errorf("the API server's CA: %w", err)
+		}
+	}
+	podns := filepath.Join(w.opts.Dir, "bin", "podns")
+	if err := framework.GoBuild(ctx, podns, "./test/mcoworld/cmd/podns"); err != nil {
+		return nil, err
+	}
+	return &Identity{Server: w.CP.RESTConfig.Host, CA: ca, PodNS: podns}, nil
 }
 
 // osRPMOstree builds the rpm-ostree double the simulated nodes run.
@@ -208,12 +231,11 @@ func (w *World) addNodes(ctx context.Context) error {
 // workloads are the pods whose containers run as host processes: the
 // operator, tandem's controller, and each node's daemon.
 func (w *World) workloads() []Workload {
-	kc := w.CP.KubeconfigPath
 	return []Workload{
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-operator", Container: "machine-config-operator",
 			Entrypoint: []string{"/usr/bin/machine-config-operator"}, Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
-				return w.startProcess("operator", c, operatorAdditions(kc))
+				return w.startProcess("operator", c, nil)
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-controller", Container: "machine-config-controller", Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
@@ -229,7 +251,7 @@ func (w *World) workloads() []Workload {
 					return nil, err
 				}
 				w.setMetrics("controller", port, c.Image)
-				return w.startProcess("controller", c, controllerAdditions(kc, port, templates))
+				return w.startProcess("controller", c, controllerAdditions(port, templates))
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
 			Start: w.startDaemon},
@@ -250,9 +272,11 @@ func (w *World) startProcess(what string, c Container, additions []string) (Proc
 	w.mu.Lock()
 	w.started[what]++
 	n := w.started[what]
+	w.operands = append(w.operands, operand{what: what, pod: c.Pod.DeepCopy(), secrets: c.Secrets, args: c.Args})
 	w.mu.Unlock()
 	log := filepath.Join(w.opts.Dir, "logs", fmt.Sprintf("%s-%d-%s.log", what, n, c.Pod.Name))
-	p, err := framework.StartProcess(what+" "+c.Pod.Name, bin, log, c.Env, append(c.Args, additions...)...)
+	argv := w.Kubelet.Identity.Wrap(c.Secrets, append(append([]string{bin}, c.Args...), additions...)...)
+	p, err := framework.StartProcess(what+" "+c.Pod.Name, argv[0], log, c.Env, argv[1:]...)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +321,8 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	// The additions go last (the pod's Extra), after the node's own flags:
 	// each pod's process gets its own (its metrics port; the stock
 	// image's order).
-	pod := framework.PodCommand{Args: c.Args, Env: c.Env, Extra: daemonAdditions(w.CP.KubeconfigPath, port)}
+	pod := framework.PodCommand{Args: c.Args, Env: c.Env, Extra: daemonAdditions(port),
+		Wrapper: w.Kubelet.Identity.Wrap(c.Secrets)}
 	if c.Image == w.opts.StockImage {
 		pod.Extra = append(pod.Extra, stockDaemonAdditions()...)
 	}
@@ -306,12 +331,13 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started["daemon"]++
+	w.operands = append(w.operands, operand{what: "daemon", pod: c.Pod.DeepCopy(), secrets: c.Secrets, args: c.Args})
 	w.daemonPods[name] = c.Pod.UID
 	if n := w.nodes[name]; n != nil {
 		return daemonProcess{w, n, c.Pod.UID}, n.SetPod(pod, 30*time.Second)
 	}
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
-		Kubeconfig: w.CP.KubeconfigPath, DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
+		DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
 		InitialImage: w.opts.InitialImage, Pod: &pod,
 		OnShutdown: func(cause string) { w.onShutdown(name, cause) },
 		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
