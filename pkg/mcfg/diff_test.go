@@ -74,8 +74,8 @@ func TestRegistriesChangeSafe(t *testing.T) {
 		return `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/containers/registries.conf","contents":{"source":"data:,` + urlEscape(toml) + `"}}]}}`
 	}
 	const (
-		search = "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n"
-		reg    = "[[registry]]\nprefix = ''\nlocation = 'quay.io/openshift'\n"
+		search = "unqualified-search-registries = ['registry.test', 'search.test']\n"
+		reg    = "[[registry]]\nprefix = ''\nlocation = 'release.test/openshift'\n"
 		digest = "[[registry.mirror]]\nlocation = 'mirror.example.com/openshift'\npull-from-mirror = 'digest-only'\n"
 		tag    = "[[registry.mirror]]\nlocation = 'mirror.example.com/openshift'\n"
 	)
@@ -87,10 +87,10 @@ func TestRegistriesChangeSafe(t *testing.T) {
 		{name: "new registry with digest-only mirrors", old: search, new: search + reg + digest},
 		{name: "mirror without digest-only added", old: search + reg, new: search + reg + tag, unsafe: "without pull-from-mirror=digest-only"},
 		{name: "registry removed", old: search + reg, new: search, unsafe: "was removed"},
-		{name: "search registry removed", old: search, new: "unqualified-search-registries = ['registry.access.redhat.com']\n", unsafe: "unqualified-search-registries"},
-		{name: "search registries reordered", old: search, new: "unqualified-search-registries = ['docker.io', 'registry.access.redhat.com']\n", unsafe: "unqualified-search-registries"},
+		{name: "search registry removed", old: search, new: "unqualified-search-registries = ['registry.test']\n", unsafe: "unqualified-search-registries"},
+		{name: "search registries reordered", old: search, new: "unqualified-search-registries = ['search.test', 'registry.test']\n", unsafe: "unqualified-search-registries"},
 		{name: "blocked", old: search + reg, new: search + reg + "blocked = true\n", unsafe: "blocked"},
-		{name: "mirror removed", old: search + reg + digest, new: search + reg, unsafe: "mirror mirror.example.com/openshift of registry quay.io/openshift was removed"},
+		{name: "mirror removed", old: search + reg + digest, new: search + reg, unsafe: "mirror mirror.example.com/openshift of registry release.test/openshift was removed"},
 		{name: "digest-only dropped from a mirror", old: search + reg + digest, new: search + reg + tag, unsafe: "pull-from-mirror"},
 	}
 	for _, tc := range cases {

@@ -147,8 +147,8 @@ func TestDeploymentImageDigest(t *testing.T) {
 		{"commit metadata", "ostree-unverified-registry:q.io/os@" + other, "", map[string]any{"ostree.manifest-digest": d}, d, "q.io/os@" + d},
 		{"docker transport", "ostree-unverified-image:docker://127.0.0.1:5000/os@" + other, d, nil, d, "127.0.0.1:5000/os@" + d},
 		// What the MCO rebases to for images in local storage (pkg/daemon/rpm-ostree.go).
-		{"containers-storage", "ostree-unverified-image:containers-storage:quay.io/openshift/os@" + d, d, nil, d, "quay.io/openshift/os@" + d},
-		{"signed, tagged", "ostree-image-signed:docker://quay.io/fedora/fedora-coreos:stable", d, nil, d, "quay.io/fedora/fedora-coreos@" + d},
+		{"containers-storage", "ostree-unverified-image:containers-storage:registry.test/openshift/os@" + d, d, nil, d, "registry.test/openshift/os@" + d},
+		{"signed, tagged", "ostree-image-signed:docker://registry.test/fedora/fedora-coreos:stable", d, nil, d, "registry.test/fedora/fedora-coreos@" + d},
 		{"registry port and tag", "ostree-unverified-registry:127.0.0.1:5000/os:4.20", d, nil, d, "127.0.0.1:5000/os@" + d},
 		{"tag only", "ostree-unverified-registry:q.io/os:4.20", "", nil, "", ""},
 		{"no reference", "", d, nil, "", ""},

@@ -114,16 +114,17 @@ func sshKeyMC(key string) *mcfgv1.MachineConfig {
 		map[string]any{"name": "core", "sshAuthorizedKeys": []string{key}}}}})
 }
 
-// pullSecret is a cluster pull secret with quayAuth for quay.io and the
-// scene registry's credentials (the nodes pull their OS from it).
-func (s *adoptScene) pullSecret(quayAuth string) string {
+// pullSecret is a cluster pull secret with releaseAuth for the release
+// registry (release.test) and the scene registry's credentials (the nodes
+// pull their OS from it).
+func (s *adoptScene) pullSecret(releaseAuth string) string {
 	var doc struct {
 		Auths map[string]map[string]string `json:"auths"`
 	}
 	if err := json.Unmarshal(s.reg.AuthJSON(), &doc); err != nil {
 		s.t.Fatal(err)
 	}
-	doc.Auths["quay.io"] = map[string]string{"auth": quayAuth}
+	doc.Auths["release.test"] = map[string]string{"auth": releaseAuth}
 	b, err := json.Marshal(doc)
 	if err != nil {
 		s.t.Fatal(err)
@@ -146,7 +147,7 @@ func baseMC(registries string, extra ...ignFile) *mcfgv1.MachineConfig {
 	return sceneMC("00-worker", cfg)
 }
 
-const baseRegistries = "unqualified-search-registries = ['registry.access.redhat.com', 'docker.io']\n\n[[registry]]\nprefix = ''\nlocation = 'quay.io/openshift-release-dev'\n"
+const baseRegistries = "unqualified-search-registries = ['registry.test', 'search.test']\n\n[[registry]]\nprefix = ''\nlocation = 'release.test/openshift-release-dev'\n"
 
 type ignFile struct {
 	path, contents string

@@ -15,9 +15,9 @@ import (
 // anonymously, ignoring the standard containers auth files. An absolute
 // symlink is a path of the node. Against a registry that requires
 // authentication, an anonymous pull fails on the manifest with the
-// containers error quay.io gives ("unauthorized: access to the requested
-// resource is not authorized"), wrong credentials at the token endpoint
-// ("invalid username/password"). TLS is verified against the node's
+// containers error a public registry gives ("unauthorized: access to the
+// requested resource is not authorized"), wrong credentials at the token
+// endpoint ("invalid username/password"). TLS is verified against the node's
 // certs.d unless registries.conf marks the registry insecure.
 const (
 	errAnonymous = "Creating importer: failed to invoke method OpenImage: reading manifest"

@@ -13,17 +13,17 @@ import (
 )
 
 // The registry authenticates as the registries an OpenShift node pulls its
-// OS from do (quay.io, registry.redhat.io): the distribution token scheme
-// (distribution/distribution docs/spec/auth/token.md). A request to /v2/
-// without a valid bearer token gets 401 with
+// OS from do (the release registry, a public registry): the distribution
+// token scheme (distribution/distribution docs/spec/auth/token.md). A
+// request to /v2/ without a valid bearer token gets 401 with
 //
 //	WWW-Authenticate: Bearer realm="https://<host>/token",service="<service>"[,scope="repository:<repo>:pull"]
 //
 // (<host> as the request named it); the client asks the realm for a token
 // with HTTP basic credentials (the auth.json's "auth"), and retries with
 // "Authorization: Bearer <token>".
-// As quay.io does, an anonymous client gets a token too, one that grants
-// nothing, so that an unauthenticated pull fails on the manifest with
+// As a public registry does, an anonymous client gets a token too, one that
+// grants nothing, so that an unauthenticated pull fails on the manifest with
 // "unauthorized: access to the requested resource is not authorized";
 // wrong credentials fail at the token endpoint (401). A token of a valid
 // user grants every repository (one user, no per-repository ACL).

@@ -18,7 +18,7 @@ import (
 
 // stageFailed gives n a stageFailure for cfg that began at since.
 func stageFailed(n NodeView, cfg string, since time.Time) NodeView {
-	f := constants.StageFailure{Config: cfg, Since: since, Reason: "pulling quay.io/os@sha256:1: 503 Service Unavailable", Attempts: 3}
+	f := constants.StageFailure{Config: cfg, Since: since, Reason: "pulling registry.test/os@sha256:1: 503 Service Unavailable", Attempts: 3}
 	return with(n, func(n *NodeView) { n.StageFailure, n.StageFailed = f.Encode(), f })
 }
 

@@ -13,7 +13,7 @@ import (
 func TestViewComparesLikeAMachineConfig(t *testing.T) {
 	const d = "sha256:90780b08939d913d9cfc5565eecdd12055dd57301b2109985e149830a92ed6b1"
 	const old = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
-	osImageURL := "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + d
+	osImageURL := "registry.test/openshift-release-dev/ocp-v4.0-art-dev@" + d
 	tests := []struct {
 		name, ref, digest string
 		meta              map[string]any
@@ -22,9 +22,9 @@ func TestViewComparesLikeAMachineConfig(t *testing.T) {
 		{"registry", "ostree-unverified-registry:" + osImageURL, d, nil, osImageURL},
 		// The MCO's RebaseLayeredFromContainerStorage (pkg/daemon/rpm-ostree.go).
 		{"containers-storage", "ostree-unverified-image:containers-storage:" + osImageURL, d, nil, osImageURL},
-		{"deployed digest under an old reference", "ostree-unverified-registry:quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + old, d, nil, osImageURL},
-		{"no digest field, commit metadata", "ostree-unverified-registry:quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + old, "", map[string]any{"ostree.manifest-digest": d}, osImageURL},
-		{"no digest known", "ostree-unverified-registry:quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + old, "", nil, ""},
+		{"deployed digest under an old reference", "ostree-unverified-registry:registry.test/openshift-release-dev/ocp-v4.0-art-dev@" + old, d, nil, osImageURL},
+		{"no digest field, commit metadata", "ostree-unverified-registry:registry.test/openshift-release-dev/ocp-v4.0-art-dev@" + old, "", map[string]any{"ostree.manifest-digest": d}, osImageURL},
+		{"no digest known", "ostree-unverified-registry:registry.test/openshift-release-dev/ocp-v4.0-art-dev@" + old, "", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
