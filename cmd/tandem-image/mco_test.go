@@ -7,6 +7,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -105,14 +106,18 @@ func TestBuildMCOLeavesNoneOfTheBaseMCOsFiles(t *testing.T) {
 	for _, h := range tarEntries(t, func() (io.ReadCloser, error) { return mutate.Extract(img), nil }) {
 		files[h.Name] = h.content
 	}
-	for _, stale := range []string{
+	staleFiles := []string{
 		"manifests/0000_99_stale.yaml", "etc/mcc/templates/stale", "etc/mcc/templates/stale/x.yaml",
 		"usr/bin/machine-config-daemon.rhel8", "usr/bin/machine-config-tests-ext.gz",
-	} {
+	}
+	survived := 0
+	for _, stale := range staleFiles {
 		if _, ok := files[stale]; ok {
+			survived++
 			t.Errorf("the base's /%s survives in the image", stale)
 		}
 	}
+	fmt.Printf("mco-image-base: stale_files=%d/%d\n", survived, len(staleFiles))
 	for name, want := range map[string]string{
 		"manifests/0000_80_machine-config_04_deployment.yaml": "new deployment\n",
 		"etc/mcc/templates/common/_base/units/x.yaml":         "new template\n",

@@ -4,6 +4,7 @@ package mco
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,6 +71,24 @@ func TestMCOImage(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("image lacks /%s: %v", p, err)
 		}
+	}
+
+	// The MCO runs the daemon (and firstboot) binaries on the host, whose
+	// glibc is not the image's: each must be static (no ELF interpreter).
+	static := 0
+	for _, p := range programs {
+		f, err := elf.Open(filepath.Join(root, "usr/bin", p))
+		if err != nil {
+			t.Errorf("/usr/bin/%s: %v", p, err)
+			continue
+		}
+		interp := slices.ContainsFunc(f.Progs, func(p *elf.Prog) bool { return p.Type == elf.PT_INTERP })
+		f.Close()
+		if interp {
+			t.Errorf("/usr/bin/%s is dynamically linked", p)
+			continue
+		}
+		static++
 	}
 
 	ran := 0
@@ -141,7 +160,7 @@ func TestMCOImage(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
-	fmt.Printf("mco-image: binaries=%d args_accepted=%d/2 template_controller_completed=%t\n", ran, accepted, completed)
+	fmt.Printf("mco-image: binaries=%d static_binaries=%d/%d args_accepted=%d/2 template_controller_completed=%t\n", ran, static, len(programs), accepted, completed)
 	if ran != len(programs) {
 		t.Errorf("%d of %d binaries ran", ran, len(programs))
 	}
