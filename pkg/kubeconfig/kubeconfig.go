@@ -93,3 +93,30 @@ func apiServerOf(path string) (string, error) {
 	}
 	return "https://" + net.JoinHostPort(u.Hostname(), port), nil
 }
+
+// KubeletKubeconfig is the node's kubelet credentials, which the MCO's
+// daemon writes its Node with (pkg/daemon/writer.go
+// nodeWriterKubeconfigPath, release-4.21).
+const KubeletKubeconfig = "/var/lib/kubelet/kubeconfig"
+
+// LoadNodeWriter is the config the daemon writes its Node with: path's
+// when one is named (tests: the same identity for everything); else the
+// kubelet's credentials at kubeletKubeconfig (system:node:<name>, which
+// OpenShift's Node authorizer lets write its own Node); without that file,
+// ok is false and the caller keeps its service account (a cluster whose
+// RBAC grants it nodes patch, as manifests/rbac does for the standalone
+// deployment).
+func LoadNodeWriter(path, kubeletKubeconfig string) (cfg *rest.Config, ok bool, err error) {
+	if path != "" {
+		cfg, err = Load(path)
+		return cfg, err == nil, err
+	}
+	if _, err := os.Stat(kubeletKubeconfig); errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	cfg, err = clientcmd.BuildConfigFromFlags("", kubeletKubeconfig)
+	if err != nil {
+		return nil, false, fmt.Errorf("kubelet kubeconfig %s: %w", kubeletKubeconfig, err)
+	}
+	return cfg, true, nil
+}

@@ -117,7 +117,11 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 		return nil, err
 	}
 	cp, err := framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Name: "mco", Dir: filepath.Join(o.Dir, "cluster"),
-		KubeControllers: true, ExtraCRDs: payload, EtcdCluster: o.EtcdCluster})
+		KubeControllers: true, ExtraCRDs: payload, EtcdCluster: o.EtcdCluster,
+		// As OpenShift's kube-apiserver authorizes: a node's kubelet
+		// identity may write its own Node (the Node authorizer and the
+		// NodeRestriction admission plugin), everything else by RBAC.
+		APIServerArgs: map[string]string{"authorization-mode": "Node,RBAC", "enable-admission-plugins": "NodeRestriction"}})
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +340,18 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if n := w.nodes[name]; n != nil {
 		return daemonProcess{w, n, c.Pod.UID}, n.SetPod(pod, 30*time.Second)
 	}
+	// The node's kubelet credentials (system:node:<name>), where RHCOS
+	// keeps them: the MCO's daemon writes its Node with them.
+	kubelet, _, err := w.CP.AddUser("system:node:"+name, "system:nodes", "system:authenticated")
+	if err != nil {
+		return nil, err
+	}
+	kubeletKC, err := os.ReadFile(kubelet)
+	if err != nil {
+		return nil, err
+	}
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
+		Files:        map[string]string{"/var/lib/kubelet/kubeconfig": string(kubeletKC)},
 		DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
 		InitialImage: w.opts.InitialImage, Pod: &pod,
 		OnShutdown: func(cause string) { w.onShutdown(name, cause) },

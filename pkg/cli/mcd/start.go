@@ -204,6 +204,9 @@ func runStart(ctx context.Context, o *startOptions) error {
 	cluster := &kube.Client{
 		Kube: kc, MCO: mc, Operator: op, NodeName: nodeName,
 	}
+	if cluster.NodeWriter, err = nodeWriter(o.kubeconfig, filepath.Join(n.root, kubeconfig.KubeletKubeconfig), nodeName); err != nil {
+		return err
+	}
 	cluster.WatchConfigs(ctx)
 	wake := make(chan struct{}, 1)
 	go cluster.WatchNode(ctx, wake)
@@ -227,4 +230,24 @@ func runStart(ctx context.Context, o *startOptions) error {
 	klog.InfoS("machine-config-daemon starting", "node", nodeName, "root", n.root, "rootMount", o.rootMount,
 		"ioPolicy", n.ioPolicy, "host", n.hostKind, "updateOrder", order, "payloadVersion", *o.payloadVersion)
 	return d.Run(ctx)
+}
+
+// nodeWriter is the client the daemon writes its Node with: the kubelet's
+// credentials when the node has them (see kubeconfig.LoadNodeWriter), nil
+// (the service account's client) otherwise.
+func nodeWriter(kubeconfigPath, kubeletKubeconfig, nodeName string) (kubernetes.Interface, error) {
+	cfg, ok, err := kubeconfig.LoadNodeWriter(kubeconfigPath, kubeletKubeconfig)
+	if err != nil || !ok {
+		if err == nil {
+			klog.InfoS("No kubelet kubeconfig; the node is written with the pod's service account", "path", kubeletKubeconfig)
+		}
+		return nil, err
+	}
+	cfg.UserAgent = name + "/" + nodeName
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("node writer client: %w", err)
+	}
+	klog.InfoS("Writing the node with the kubelet's credentials", "kubeconfig", kubeletKubeconfig)
+	return kc, nil
 }

@@ -34,7 +34,12 @@ import (
 // Client talks to the apiserver for one node.
 type Client struct {
 	Kube kubernetes.Interface
-	MCO  mcfgclientset.Interface
+	// NodeWriter writes the node (its annotations) with the kubelet's
+	// credentials, as the MCO's daemon does (pkg/daemon/writer.go,
+	// release-4.21: /var/lib/kubelet/kubeconfig): the payload's
+	// machine-config-daemon ClusterRole only reads nodes. nil: Kube.
+	NodeWriter kubernetes.Interface
+	MCO        mcfgclientset.Interface
 	// Operator reads MachineConfiguration cluster (node disruption policies);
 	// nil: the MCO's built-in defaults apply.
 	Operator operatorclientset.Interface
@@ -88,7 +93,11 @@ func (c *Client) SetAnnotations(ctx context.Context, set map[string]string, remo
 	if err != nil {
 		return err
 	}
-	written, err := c.Kube.CoreV1().Nodes().Patch(ctx, c.NodeName, types.MergePatchType, patch, metav1.PatchOptions{})
+	w := c.NodeWriter
+	if w == nil {
+		w = c.Kube
+	}
+	written, err := w.CoreV1().Nodes().Patch(ctx, c.NodeName, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		c.own.known(nil)
 		return fmt.Errorf("patching annotations of node %s: %w", c.NodeName, err)
