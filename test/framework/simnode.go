@@ -780,6 +780,9 @@ func GoBuild(ctx context.Context, out, pkg string) error {
 	return nil
 }
 
+// ModuleRoot is the main module's directory (where go.mod is).
+func ModuleRoot() (string, error) { return moduleRoot() }
+
 // moduleRoot finds the main module's directory (where go.mod is).
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()

@@ -160,6 +160,11 @@ func TestMCOImage(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
+	idOK, idTotal, idProblems := w.CheckIdentities(ctx)
+	for _, p := range idProblems {
+		t.Error(p)
+	}
+	t.Logf("identities %d/%d", idOK, idTotal)
 	fmt.Printf("mco-image: binaries=%d static_binaries=%d/%d args_accepted=%d/2 template_controller_completed=%t\n", ran, static, len(programs), accepted, completed)
 	if ran != len(programs) {
 		t.Errorf("%d of %d binaries ran", ran, len(programs))

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tandem-mco/tandem/test/framework"
 )
 
 // EnvForkBin names the fork build's directory (the last line of
@@ -73,3 +75,33 @@ func (f Fork) ImagePath(p string) (string, error) {
 
 // Manifests is the CVO's manifest directory of the MCO image.
 func (f Fork) Manifests() string { return filepath.Join(f.Src, "install") }
+
+// imageManifests lays in dir the /manifests `make mco-image` gives the
+// image (cmd/tandem-image BuildMCO): the MCO's install/ and tandem's own
+// additions (manifests/mco-image, the RBAC its controller needs beyond the
+// MCO's). tandem's CRDs are installed with the control plane.
+func imageManifests(f Fork, dir string) (string, error) {
+	root, err := framework.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for _, src := range []string{f.Manifests(), filepath.Join(root, "manifests", "mco-image")} {
+		files, err := filepath.Glob(filepath.Join(src, "*.yaml"))
+		if err != nil {
+			return "", err
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(file)), b, 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	return dir, nil
+}

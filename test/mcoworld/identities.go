@@ -24,23 +24,35 @@ type operand struct {
 	pod     *corev1.Pod
 	secrets string
 	args    []string
+	// identity is what checkIdentity found when it started: its pod's
+	// bound token dies with the pod, so it is asked then.
+	identity error
+}
+
+// recordOperand checks and records the identity a process starts with.
+func (w *World) recordOperand(ctx context.Context, what string, c Container) {
+	op := operand{what: what, pod: c.Pod.DeepCopy(), secrets: c.Secrets, args: c.Args}
+	op.identity = w.checkIdentity(ctx, op)
+	w.mu.Lock()
+	w.operands = append(w.operands, op)
+	w.mu.Unlock()
 }
 
 // nodeNameClaim is the extra the API server adds to a token bound to a
 // pod on a node (KEP-4193), which the MCO's mcn-guards policy reads.
 const nodeNameClaim = "authentication.kubernetes.io/node-name"
 
-// CheckIdentities asks the API server who each operand process is: the
-// token mounted for it must authenticate as its pod's service account
-// (with its node's name for a node's daemon), and its command line must
-// carry no credentials of its own. It returns how many passed, of how
-// many, and what failed.
+// CheckIdentities reports who each operand process was when it started,
+// as the API server answered: the token mounted for it must authenticate
+// as its pod's service account (with its node's name for a node's
+// daemon), and its command line must carry no credentials of its own. It
+// returns how many passed, of how many, and what failed.
 func (w *World) CheckIdentities(ctx context.Context) (ok, total int, problems []string) {
 	w.mu.Lock()
 	ops := slices.Clone(w.operands)
 	w.mu.Unlock()
 	for _, op := range ops {
-		if err := w.checkIdentity(ctx, op); err != nil {
+		if err := op.identity; err != nil {
 			problems = append(problems, fmt.Sprintf("%s (pod %s): %v", op.what, op.pod.Name, err))
 			continue
 		}
@@ -61,7 +73,7 @@ func (w *World) checkIdentity(ctx context.Context, op operand) error {
 	}
 	r, err := kube.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
-		return fmt.Errorf("SelfSubjectReview with its token: %w", err)
+		return fmt.Errorf("SelfSubjectReview with its token: %w (%s)", err, w.whyRejected(ctx, op.secrets))
 	}
 	u := r.Status.UserInfo
 	if want := "system:serviceaccount:" + op.pod.Namespace + ":" + op.pod.Spec.ServiceAccountName; u.Username != want {
@@ -118,17 +130,21 @@ func (w *World) CheckMCNGuard(ctx context.Context) error {
 	return nil
 }
 
-// mcoOwnerRefWarning is the one refusal the MCO's own code expects: its
+// expectedRefusals are the refusals the MCO's own code expects: its
 // controller context looks up its pod's ReplicaSet for the events'
 // owner, which the payload's machine-config-controller ClusterRole does
 // not allow, and falls back to the namespace
 // (pkg/controller/common/controller_context.go, release-4.21). The stock
 // controller logs it too.
-const mcoOwnerRefWarning = "unable to get owner reference (falling back to namespace)"
+// tandem's controller (fork/cmd/machine-config-controller/informers.go)
+// makes the same lookup and logs it in its own words.
+var expectedRefusals = []string{
+	"unable to get owner reference (falling back to namespace)",
+	"No owner reference for events; they name the namespace",
+}
 
 // Forbidden are the lines of every operand process's log where the API
-// server refused it (RBAC's "is forbidden"), but for the MCO's own
-// expected one.
+// server refused it (RBAC's "is forbidden"), but for the expected ones.
 func (w *World) Forbidden() ([]string, error) {
 	logs, err := filepath.Glob(filepath.Join(w.opts.Dir, "logs", "*.log"))
 	if err != nil {
@@ -145,10 +161,24 @@ func (w *World) Forbidden() ([]string, error) {
 			return nil, err
 		}
 		for _, l := range strings.Split(string(b), "\n") {
-			if strings.Contains(l, "is forbidden") && !strings.Contains(l, mcoOwnerRefWarning) {
+			if strings.Contains(l, "is forbidden") && !slices.ContainsFunc(expectedRefusals, func(e string) bool { return strings.Contains(l, e) }) {
 				out = append(out, filepath.Base(filepath.Dir(f))+"/"+filepath.Base(f)+": "+l)
 			}
 		}
 	}
 	return out, nil
+}
+
+// whyRejected asks the API server, as the admin, why it rejects the token
+// of a secrets directory (TokenReview's error).
+func (w *World) whyRejected(ctx context.Context, secrets string) string {
+	tok, err := os.ReadFile(filepath.Join(secrets, "kubernetes.io", "serviceaccount", "token"))
+	if err != nil {
+		return err.Error()
+	}
+	r, err := w.CP.Kube.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: string(tok)}}, metav1.CreateOptions{})
+	if err != nil {
+		return "TokenReview: " + err.Error()
+	}
+	return fmt.Sprintf("TokenReview: authenticated=%t error=%q", r.Status.Authenticated, r.Status.Error)
 }

@@ -142,7 +142,11 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 		return nil, err
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cp.Kube.Discovery()))
-	w.CVO = CVO{Dynamic: dyn, Mapper: mapper, Config: w.Config, Manifests: fork.Manifests()}
+	manifests, err := imageManifests(fork, filepath.Join(o.Dir, "manifests"))
+	if err != nil {
+		return nil, err
+	}
+	w.CVO = CVO{Dynamic: dyn, Mapper: mapper, Config: w.Config, Manifests: manifests}
 	pull := []byte(`{"auths":{}}`)
 	if o.Registry != nil {
 		pull = o.Registry.AuthJSON()
@@ -239,7 +243,7 @@ func (w *World) workloads() []Workload {
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-operator", Container: "machine-config-operator",
 			Entrypoint: []string{"/usr/bin/machine-config-operator"}, Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
-				return w.startProcess("operator", c, nil)
+				return w.startProcess(ctx, "operator", c, nil)
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-controller", Container: "machine-config-controller", Restart: true,
 			Start: func(ctx context.Context, c Container) (Process, error) {
@@ -255,7 +259,7 @@ func (w *World) workloads() []Workload {
 					return nil, err
 				}
 				w.setMetrics("controller", port, c.Image)
-				return w.startProcess("controller", c, controllerAdditions(port, templates))
+				return w.startProcess(ctx, "controller", c, controllerAdditions(port, templates))
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
 			Start: w.startDaemon},
@@ -268,15 +272,15 @@ type hostProcess struct{ p *framework.Process }
 func (h hostProcess) Stop() error  { return h.p.Stop(30 * time.Second) }
 func (h hostProcess) Alive() error { return h.p.Alive() }
 
-func (w *World) startProcess(what string, c Container, additions []string) (Process, error) {
+func (w *World) startProcess(ctx context.Context, what string, c Container, additions []string) (Process, error) {
 	bin, err := w.opts.ImagePath(c.Command)
 	if err != nil {
 		return nil, err
 	}
+	w.recordOperand(ctx, what, c)
 	w.mu.Lock()
 	w.started[what]++
 	n := w.started[what]
-	w.operands = append(w.operands, operand{what: what, pod: c.Pod.DeepCopy(), secrets: c.Secrets, args: c.Args})
 	w.mu.Unlock()
 	log := filepath.Join(w.opts.Dir, "logs", fmt.Sprintf("%s-%d-%s.log", what, n, c.Pod.Name))
 	argv := w.Kubelet.Identity.Wrap(c.Secrets, append(append([]string{bin}, c.Args...), additions...)...)
@@ -332,10 +336,10 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	}
 	name := c.Pod.Spec.NodeName
 	w.setMetrics("daemon/"+name, port, c.Image)
+	w.recordOperand(ctx, "daemon", c)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.started["daemon"]++
-	w.operands = append(w.operands, operand{what: "daemon", pod: c.Pod.DeepCopy(), secrets: c.Secrets, args: c.Args})
 	w.daemonPods[name] = c.Pod.UID
 	if n := w.nodes[name]; n != nil {
 		return daemonProcess{w, n, c.Pod.UID}, n.SetPod(pod, 30*time.Second)
