@@ -240,29 +240,29 @@ func TestCopiedLineRule(t *testing.T) {
 	mco := `apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:
-  name: machine-config-daemon
+  name: upstream-example
   namespace: openshift-machine-config-operator
 spec:
   groups:
-    - name: mcd-pivot-error
+    - name: upstream-example-group
       rules:
-        - alert: MCDPivotError
+        - alert: UpstreamExampleAlert
           expr: |
-            mcd_pivot_errors_total > 0
+            upstream_example_errors_total > 0
           for: 2m
           labels:
             namespace: openshift-machine-config-operator
             severity: warning
           annotations:
-            summary: "Alerts the user when an error is detected upon pivot."
+            summary: "A made-up upstream alert that stands for a copied passage."
 `
 	u := &upstream{lines: map[string]string{}, pairs: map[[2]string]bool{}}
 	u.add("install/rules.yaml", mco)
 
-	// The MCO's alert re-indented: every line is the MCO's.
+	// The upstream alert re-indented: every line is upstream's.
 	reindented := strings.ReplaceAll(mco, "    ", "  ")
 	if c := u.measure(reindented); c.copied != c.nonBlank || len(c.evidence) != 1 {
-		t.Errorf("the MCO's alert re-indented: %+v, want all %d lines copied, on one countable line", c, c.nonBlank)
+		t.Errorf("the upstream alert re-indented: %+v, want all %d lines copied, on one countable line", c, c.nonBlank)
 	}
 
 	// An alert of one's own in the same structure: nothing is copied.
@@ -290,8 +290,8 @@ spec:
 	}
 
 	// A copied countable line alone counts; the structure around it,
-	// where it does not follow the MCO's, does not.
-	mixed := "spec:\n  ports: []\n  summary: \"Alerts the user when an error is detected upon pivot.\"\n  other: 1\n"
+	// where it does not follow upstream's, does not.
+	mixed := "spec:\n  ports: []\n  summary: \"A made-up upstream alert that stands for a copied passage.\"\n  other: 1\n"
 	if c := u.measure(mixed); c.copied != 1 || c.nonBlank != 4 {
 		t.Errorf("one copied line among others: %+v, want 1 of 4", c)
 	}
