@@ -109,7 +109,7 @@ func TestANewNodeJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	boots := sim.Boots()
-	nicsPinned := checkNICsPinned(t, sim, root, booted.Kargs)
+	nicsPinned := checkNICsPinned(t, sim, booted.Kargs)
 	onDisk := map[string]bool{}
 	for _, p := range []string{daemon.EncapsulatedConfigPath, daemon.EncapsulatedConfigBakPath, daemon.InitialAnnotationsPath, daemon.InitialAnnotationsBakPath} {
 		_, err := os.Stat(filepath.Join(root, p))
@@ -145,27 +145,17 @@ func TestANewNodeJoins(t *testing.T) {
 const nodeNICs = "ens3=52:54:00:0a:00:03,ens4=52:54:00:0a:00:04"
 
 // checkNICsPinned checks the first line of the firstboot unit on an EL 9
-// host (the MCO's PersistNetworkInterfaces, pkg/daemon/daemon.go,
-// release-4.21): nmstatectl ran once with the MCO's arguments on the
-// host's root, each NIC has the link file nmstate writes (nmstate v2.2.37
-// rust/src/cli/persist_nic.rs) and the node boots with nmstate's ifname=
-// kernel arguments.
-func checkNICsPinned(t *testing.T, sim *framework.SimNode, root string, kargs []string) bool {
+// host (SimNode.CheckNICsPinned) and that the node boots with nmstate's
+// ifname= kernel arguments (its initrd networking: rd.neednet).
+func checkNICsPinned(t *testing.T, sim *framework.SimNode, kargs []string) bool {
 	t.Helper()
 	ok := true
-	b, err := os.ReadFile(sim.NmstatectlLog())
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if err != nil || len(lines) != 1 || !strings.HasPrefix(lines[0], "persist-nic-names --root "+root+" --kargs-out ") {
-		t.Errorf("nmstatectl ran with %q (%v), want once: persist-nic-names --root %s --kargs-out FILE", lines, err, root)
+	if err := sim.CheckNICsPinned(nodeNICs); err != nil {
+		t.Error(err)
 		ok = false
 	}
 	for _, nic := range strings.Split(nodeNICs, ",") {
 		name, mac, _ := strings.Cut(nic, "=")
-		link, err := os.ReadFile(filepath.Join(root, "etc/systemd/network/98-nmstate-"+name+".link"))
-		if err != nil || !strings.Contains(string(link), "MACAddress="+mac+"\n") || !strings.Contains(string(link), "Name="+name+"\n") {
-			t.Errorf("%s's link file: %q (%v)", name, link, err)
-			ok = false
-		}
 		if want := "ifname=" + name + ":" + mac; !slices.Contains(kargs, want) {
 			t.Errorf("the node boots with %q, without %s", kargs, want)
 			ok = false

@@ -144,11 +144,8 @@ func nodeNICs(node string) string {
 	return "ens3=" + mac(3) + ",ens4=" + mac(4)
 }
 
-// FirstbootEL checks what the first line of an installed node's firstboot
-// unit did on its RHCOS 9.6 host (the MCO's PersistNetworkInterfaces,
-// pkg/daemon/daemon.go, release-4.21): nmstatectl persist-nic-names ran
-// once, on the host's root, and each NIC has the link file nmstate writes
-// (nmstate v2.2.37 rust/src/cli/persist_nic.rs).
+// FirstbootEL checks that an installed node's first boot pinned its NICs
+// on its RHCOS 9.6 host (SimNode.CheckNICsPinned).
 func (w *World) FirstbootEL(node string) error {
 	w.mu.Lock()
 	n := w.nodes[node]
@@ -156,20 +153,5 @@ func (w *World) FirstbootEL(node string) error {
 	if n == nil {
 		return fmt.Errorf("no node %s", node)
 	}
-	b, err := os.ReadFile(n.NmstatectlLog())
-	if err != nil {
-		return fmt.Errorf("%s: nmstatectl never ran: %w", node, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "persist-nic-names --root "+n.Root+" --kargs-out ") {
-		return fmt.Errorf("%s: nmstatectl ran with %q, want once: persist-nic-names --root %s --kargs-out FILE", node, lines, n.Root)
-	}
-	for _, nic := range strings.Split(nodeNICs(node), ",") {
-		name, mac, _ := strings.Cut(nic, "=")
-		link, err := os.ReadFile(filepath.Join(n.Root, "etc/systemd/network/98-nmstate-"+name+".link"))
-		if err != nil || !strings.Contains(string(link), "MACAddress="+mac+"\n") || !strings.Contains(string(link), "Name="+name+"\n") {
-			return fmt.Errorf("%s: %s's link file: %q (%v)", node, name, link, err)
-		}
-	}
-	return nil
+	return n.CheckNICsPinned(nodeNICs(node))
 }
