@@ -161,7 +161,10 @@ func (c *mcoContext) bootImagesManaged(ctx context.Context) bool {
 }
 
 func (mcoControllers) Bootstrap(_ context.Context, p mcc.BootstrapParams) error {
-	klog.InfoS("MCC bootstrap", "mcoVersion", mcoversion.Raw, "hash", mcoversion.Hash)
+	// As in Run: the MCO's bootstrap reads the release version from its
+	// package (for the feature gates of that release).
+	mcoversion.ReleaseVersion = p.PayloadVersion
+	klog.InfoS("MCC bootstrap", "mcoVersion", mcoversion.Raw, "hash", mcoversion.Hash, "payloadVersion", p.PayloadVersion)
 	if err := bootstrap.New(p.Templates, p.ManifestDir, p.PullSecretFile).Run(p.DestDir); err != nil {
 		return fmt.Errorf("MCC bootstrap: %w", err)
 	}

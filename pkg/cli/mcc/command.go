@@ -42,9 +42,12 @@ type UpstreamParams struct {
 	PayloadVersion string
 }
 
-// BootstrapParams are `bootstrap`'s flags.
+// BootstrapParams are `bootstrap`'s flags. PayloadVersion is the root's
+// --payload-version: the MCO's bootstrap reads the release's feature gates
+// for that version (pkg/controller/bootstrap/bootstrap.go, release-4.21),
+// so a render without it finds none.
 type BootstrapParams struct {
-	Templates, ManifestDir, DestDir, PullSecretFile string
+	Templates, ManifestDir, DestDir, PullSecretFile, PayloadVersion string
 }
 
 // New returns the machine-config-controller root command; upstream is nil
@@ -53,12 +56,12 @@ func New(upstream Upstream) *cobra.Command {
 	var payloadVersion, templates string
 	root := clicommon.Root(name, "Run Machine Config Controller", &payloadVersion)
 	root.PersistentFlags().StringVar(&templates, "templates", "/etc/mcc/templates", "Path to the template files used for creating MachineConfig objects")
-	root.AddCommand(newStart(&templates, &payloadVersion, upstream), newBootstrap(&templates, upstream),
+	root.AddCommand(newStart(&templates, &payloadVersion, upstream), newBootstrap(&templates, &payloadVersion, upstream),
 		clicommon.VersionCommand("MachineConfigController", name))
 	return root
 }
 
-func newBootstrap(templates *string, upstream Upstream) *cobra.Command {
+func newBootstrap(templates, payloadVersion *string, upstream Upstream) *cobra.Command {
 	var p BootstrapParams
 	cmd := &cobra.Command{
 		Use:   "bootstrap",
@@ -71,7 +74,7 @@ func newBootstrap(templates *string, upstream Upstream) *cobra.Command {
 			if upstream == nil {
 				return errors.New("bootstrap renders with the MCO's templates and controllers, which only the MCO image build of tandem carries (make mco-image); this binary is tandem's standalone build")
 			}
-			p.Templates = *templates
+			p.Templates, p.PayloadVersion = *templates, *payloadVersion
 			return upstream.Bootstrap(cmd.Context(), p)
 		},
 	}

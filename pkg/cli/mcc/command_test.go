@@ -1,6 +1,7 @@
 package mcc
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -54,5 +55,33 @@ func TestFirstFamilyWins(t *testing.T) {
 	// A plain Gatherers refuses the same pair: the reason for firstFamilyWins.
 	if _, err := (prometheus.Gatherers{mk("tandem", 1), mk("mco", 2)}).Gather(); err == nil {
 		t.Fatal("prometheus.Gatherers accepted two helps for one name; firstFamilyWins may be unneeded")
+	}
+}
+
+// recordingUpstream keeps what bootstrap was asked to render.
+type recordingUpstream struct{ got *BootstrapParams }
+
+func (recordingUpstream) RendersPools() bool                        { return true }
+func (recordingUpstream) Run(context.Context, UpstreamParams) error { return nil }
+func (recordingUpstream) Gatherer() prometheus.Gatherer             { return prometheus.NewRegistry() }
+func (r recordingUpstream) Bootstrap(_ context.Context, p BootstrapParams) error {
+	*r.got = p
+	return nil
+}
+
+// The installer's bootkube runs the bootstrap render with the release's
+// version (bootkube.sh.template, installer release-4.21:
+// `bootstrap --payload-version=${VERSION} ...`): it must reach the MCO's
+// render, which reads that release's feature gates.
+func TestBootstrapGetsThePodsArguments(t *testing.T) {
+	var got BootstrapParams
+	root := New(recordingUpstream{&got})
+	root.SetArgs([]string{"bootstrap", "--templates=/t", "--manifest-dir=/a", "--dest-dir=/b", "--pull-secret=/p", "--payload-version=4.21.3"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := BootstrapParams{Templates: "/t", ManifestDir: "/a", DestDir: "/b", PullSecretFile: "/p", PayloadVersion: "4.21.3"}
+	if got != want {
+		t.Fatalf("bootstrap got %+v, want %+v", got, want)
 	}
 }
