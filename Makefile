@@ -53,11 +53,11 @@ mco-names:
 tools:
 	hack/tools/build.sh
 
-## go-deps: tidy and vendor the main module, and re-copy the openshift/api CRDs
+## go-deps: tidy and vendor the main module (the openshift/api CRDs the tests install are read
+##   from the module at go.mod's version: test/framework/openshift_crds.go)
 go-deps:
 	$(GO) mod tidy
 	$(GO) mod vendor
-	hack/sync-openshift-crds.sh
 
 ## crds: regenerate tandem's CRDs and deepcopy code with controller-gen
 crds:

@@ -23,13 +23,6 @@ if ! diff -r -q vendor "$tmp/vendor" >/dev/null; then
 	echo "verify: vendor/ is out of sync: run make go-deps"; diff -r -q vendor "$tmp/vendor" | head; fail=1
 fi
 
-# The openshift/api CRD copies match go.mod's openshift/api.
-cp -r manifests/crds/openshift "$tmp/crds-before"
-hack/sync-openshift-crds.sh >/dev/null
-if ! diff -r -q "$tmp/crds-before" manifests/crds/openshift; then
-	echo "verify: manifests/crds/openshift drifted from go.mod's openshift/api"; fail=1
-fi
-
 # Generated CRDs and deepcopy code are current.
 if [[ -x hack/generate-crds.sh ]]; then
 	before="$(git status --porcelain -- manifests pkg/apis)"

@@ -1,11 +1,12 @@
-// Package manifests embeds the CRDs tandem needs in a cluster: the vendored
-// openshift/api machineconfiguration CRDs and tandem's own, so test control
-// planes and the local runner install them without knowing the source tree.
+// Package manifests embeds tandem's own CRDs, so test control planes and
+// the local runner install them without knowing the source tree (the
+// openshift/api CRDs beside them are read from that module:
+// test/framework/openshift_crds.go).
 package manifests
 
 import "embed"
 
-// CRDs holds crds/openshift/*.yaml and crds/tandem/*.yaml.
+// CRDs holds crds/tandem/*.yaml.
 //
 //go:embed crds
 var CRDs embed.FS

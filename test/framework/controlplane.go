@@ -236,9 +236,23 @@ func (cp *ControlPlane) openLog(name string) (*os.File, error) {
 // them Ready, pods
 // of Deployments and DaemonSets exist and PDB status is computed (the
 // eviction API reads it).
-const kubeControllers = "node-lifecycle-controller,deployment-controller,replicaset-controller,disruption-controller,garbage-collector-controller,daemonset-controller"
+// The serviceaccount-token-controller fills service account token Secrets
+// (the MCO's node-bootstrapper-token, which the machine-config-server
+// hands new nodes), signed with the API server's service account key.
+const kubeControllers = "node-lifecycle-controller,deployment-controller,replicaset-controller,disruption-controller,garbage-collector-controller,daemonset-controller,serviceaccount-token-controller"
 
 func (cp *ControlPlane) startKubeControllers(bin string) error {
+	rootCA := filepath.Join(cp.Dir, "root-ca.crt")
+	ca := cp.RESTConfig.CAData
+	if len(ca) == 0 {
+		var err error
+		if ca, err = os.ReadFile(cp.RESTConfig.CAFile); err != nil {
+			return fmt.Errorf("the API server's CA: %w", err)
+		}
+	}
+	if err := os.WriteFile(rootCA, ca, 0o644); err != nil {
+		return fmt.Errorf("the root CA for service account tokens: %w", err)
+	}
 	kcm := newProcess(cp.Name+" kube-controller-manager", filepath.Join(bin, "kube-controller-manager"),
 		filepath.Join(cp.Dir, "kube-controller-manager.log"),
 		"--kubeconfig="+cp.KubeconfigPath,
@@ -247,6 +261,10 @@ func (cp *ControlPlane) startKubeControllers(bin string) error {
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--controllers="+kubeControllers,
+		// envtest's service account signing key (sa-signer.key in the API
+		// server's certificate directory), which the API server verifies with.
+		"--service-account-private-key-file="+filepath.Join(cp.env.ControlPlane.APIServer.CertDir, "sa-signer.key"),
+		"--root-ca-file="+rootCA,
 		"--concurrent-deployment-syncs=5",
 		"-v=1",
 	)
@@ -277,7 +295,15 @@ func (cp *ControlPlane) startKubeControllers(bin string) error {
 
 // CRDs returns the CRDs every test control plane installs.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return loadEmbeddedCRDs()
+	ours, err := loadEmbeddedCRDs()
+	if err != nil {
+		return nil, err
+	}
+	openshift, err := loadOpenshiftCRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append(openshift, ours...), nil
 }
 
 // AddUser creates a client-certificate user (for a component's or another

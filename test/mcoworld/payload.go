@@ -1,10 +1,8 @@
 package mcoworld
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,33 +10,16 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
-)
 
-// openshiftAPIDir is the openshift/api module at the version tandem's
-// go.mod pins (the MCO's pin): its payload-manifests are what a release
-// installs.
-func openshiftAPIDir() (string, error) {
-	ver, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/openshift/api").Output()
-	if err != nil {
-		return "", fmt.Errorf("go list -m github.com/openshift/api: %w", err)
-	}
-	out, err := exec.Command("go", "mod", "download", "-json", "github.com/openshift/api@"+strings.TrimSpace(string(ver))).Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download github.com/openshift/api: %w", err)
-	}
-	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download github.com/openshift/api: no directory in %s", out)
-	}
-	return m.Dir, nil
-}
+	"github.com/tandem-mco/tandem/test/framework"
+)
 
 // PayloadCRDs are the CRDs a self-managed, Default-feature-set cluster
 // runs with (openshift/api payload-manifests/crds, without the
 // TechPreview, DevPreview, CustomNoUpgrade and HyperShift variants) and the
 // CVO's own ClusterVersion and ClusterOperator, but those named in skip.
 func PayloadCRDs(skip map[string]bool) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	dir, err := openshiftAPIDir()
+	dir, err := framework.OpenshiftAPIDir()
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +64,7 @@ func PayloadCRDs(skip map[string]bool) ([]*apiextensionsv1.CustomResourceDefinit
 // cluster-config-operator writes it into the FeatureGate's status for
 // each release version.
 func DefaultFeatureGates() (enabled, disabled []configv1.FeatureGateAttributes, err error) {
-	dir, err := openshiftAPIDir()
+	dir, err := framework.OpenshiftAPIDir()
 	if err != nil {
 		return nil, nil, err
 	}
