@@ -169,7 +169,22 @@ func TestMCOUpgrade(t *testing.T) {
 		t.Error(err)
 	}
 	removed := removedRuleSurfaces(ctx, t, w)
-	fmt.Printf("mco-real: identities=%d/%d forbidden=%d mcn_guard=%s removed_rule=%s firstboot_el=%d/%d\n", idOK, idTotal, len(forbidden), guard, removed, pinned, len(nodes))
+	// The workers joined through the machine-config-server: what it served
+	// them is the pool's config plus its additions, and a first boot
+	// refuses a server it cannot trust or reach.
+	mcsIgnition := "ok"
+	joined, err := w.CheckMCSIgnition(ctx)
+	if err != nil {
+		mcsIgnition = "broken"
+		t.Error(err)
+	}
+	refusals, err := w.CheckMCSRefusals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("mco-real: identities=%d/%d forbidden=%d mcn_guard=%s removed_rule=%s firstboot_el=%d/%d mcs_ignition=%s joined=%d bad_cert=%s mcs_down=%s\n",
+		idOK, idTotal, len(forbidden), guard, removed, pinned, len(nodes), mcsIgnition, joined,
+		refusal(t, "bad cert", refusals.BadCert), refusal(t, "MCS down", refusals.Down))
 	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
 		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode, pinned, len(nodes))
@@ -199,6 +214,10 @@ func waitRelease(ctx context.Context, w *mcoworld.World, r mcoworld.Release, nod
 		co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error(), nil
+		}
+		// A worker that cannot join never comes: fail with why.
+		if err := w.Err(); err != nil {
+			return false, "", err
 		}
 		state := fmt.Sprintf("co version %q available=%t degraded=%t progressing=%t; %s", coVersion(co),
 			coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded), coCondition(co, configv1.OperatorProgressing),
@@ -561,4 +580,14 @@ func removedRuleSurfaces(ctx context.Context, t *testing.T, w *mcoworld.World) s
 		return "silent"
 	}
 	return "surfaced"
+}
+
+// refusal reports one first-boot refusal case: "refused" when the first
+// boot failed and laid nothing, else the case is an error.
+func refusal(t *testing.T, what string, err error) string {
+	if err != nil {
+		t.Errorf("first boot, %s: %v", what, err)
+		return "accepted"
+	}
+	return "refused"
 }

@@ -33,6 +33,24 @@ func daemonAdditions(metricsPort int) []string {
 	return []string{fmt.Sprintf("--metrics-url=127.0.0.1:%d", metricsPort)}
 }
 
+// serverAdditions: the machine-config-server's ports. Each master's server
+// listens on the node's 22623 and 22624 (host network); on one host the
+// world's servers need ports of their own, and the world's load balancer
+// for api-int:22623 (mcsBackends) finds them. Its certificate, key and
+// bootstrap token stay at the pod's paths (Secret volumes, podns).
+// It returns the secure port with them.
+func serverAdditions() (additions []string, secure int, err error) {
+	secure, err = freePort()
+	if err != nil {
+		return nil, 0, err
+	}
+	insecure, err := freePort()
+	if err != nil {
+		return nil, 0, err
+	}
+	return []string{fmt.Sprintf("--secure-port=%d", secure), fmt.Sprintf("--insecure-port=%d", insecure)}, secure, nil
+}
+
 // freePort reserves a loopback port for a process to listen on.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -25,6 +25,9 @@ type Cluster struct {
 	// CAPEM is the cluster's root CA (kube-system/root-ca and the client CA
 	// bundle the operator reads).
 	CAPEM []byte
+	// RootCAPEM is the installer's root CA (kube-system/root-ca), which
+	// signed the machine-config-server's certificate; CAPEM when empty.
+	RootCAPEM []byte
 	// PullSecret is the cluster's pull secret (.dockerconfigjson).
 	PullSecret []byte
 	// InfraName names the cluster (Infrastructure infrastructureName).
@@ -53,10 +56,13 @@ func InstallCluster(ctx context.Context, kube kubernetes.Interface, cfg configcl
 	if err := ensure(kube.CoreV1().Secrets(pull.Namespace).Create(ctx, pull, metav1.CreateOptions{})); err != nil {
 		return fmt.Errorf("pull secret: %w", err)
 	}
-	ca := string(c.CAPEM)
+	ca, root := string(c.CAPEM), string(c.RootCAPEM)
+	if root == "" {
+		root = ca
+	}
 	for _, cm := range []*corev1.ConfigMap{
 		// The MCS CA when the controller's cert rotation has not made one.
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "root-ca"}, Data: map[string]string{"ca.crt": ca}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "root-ca"}, Data: map[string]string{"ca.crt": root}},
 		// Present once the bootstrap control plane is gone.
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "bootstrap"}, Data: map[string]string{"status": "complete"}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "openshift-config-managed", Name: "kube-apiserver-client-ca"}, Data: map[string]string{"ca-bundle.crt": ca}},

@@ -1,6 +1,7 @@
 package mcoworld
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -30,6 +31,11 @@ type Container struct {
 	// Secrets is the directory to mount over /var/run/secrets (Identity.Wrap),
 	// "" without an Identity.
 	Secrets string
+	// Volumes are the container's Secret volumes: mount path -> the host's
+	// copy (Identity.Wrap mounts them at the pod's paths); Scratch is a
+	// directory of the pod's for the mounts' overlays.
+	Volumes map[string]string
+	Scratch string
 }
 
 // Process is what a Workload runs for one pod.
@@ -74,6 +80,9 @@ type Kubelet struct {
 
 	mu      sync.Mutex
 	running map[types.UID]*podProcess
+	// secretsWritten is when the running pods' Secret volumes were last
+	// written again (a kubelet updates them as the Secrets change).
+	secretsWritten time.Time
 }
 
 type podProcess struct {
@@ -160,6 +169,10 @@ func (k *Kubelet) Running() []string {
 
 func (k *Kubelet) sync(ctx context.Context) error {
 	want := map[types.UID]bool{}
+	refresh := time.Since(k.secretsWritten) >= secretRefresh
+	if refresh {
+		k.secretsWritten = time.Now()
+	}
 	for _, w := range k.Workloads {
 		pods, err := k.Kube.CoreV1().Pods(w.Namespace).List(ctx, metav1.ListOptions{LabelSelector: w.Selector})
 		if err != nil {
@@ -173,6 +186,11 @@ func (k *Kubelet) sync(ctx context.Context) error {
 			want[pod.UID] = true
 			k.mu.Lock()
 			pp, ok := k.running[pod.UID]
+			if ok && refresh {
+				if _, err := k.writeSecretVolumes(ctx, pod, w.Container); err != nil {
+					klog.ErrorS(err, "kubelet stand-in: updating a pod's Secret volumes", "pod", pp.pod)
+				}
+			}
 			if ok && w.Restart {
 				if err := pp.exited(); err != nil {
 					klog.InfoS("kubelet stand-in: container exited, restarting it", "pod", pp.pod, "exit", err)
@@ -251,7 +269,15 @@ func (k *Kubelet) container(ctx context.Context, pod *corev1.Pod, name string, e
 	for i := range argv {
 		argv[i] = rewriteMounts(expandVars(argv[i], vars), mounts)
 	}
-	c := Container{Pod: pod, Image: spec.Image, Command: argv[0], Args: argv[1:], Env: env}
+	vols, err := k.writeSecretVolumes(ctx, pod, name)
+	if err != nil {
+		return Container{}, err
+	}
+	c := Container{Pod: pod, Image: spec.Image, Command: argv[0], Args: argv[1:], Env: env,
+		Volumes: vols, Scratch: filepath.Join(k.Dir, string(pod.UID), "scratch")}
+	if err := os.MkdirAll(c.Scratch, 0o700); err != nil {
+		return Container{}, err
+	}
 	if k.Identity != nil {
 		c.Secrets = filepath.Join(k.Dir, string(pod.UID), "secrets")
 		svc, err := k.Identity.mount(ctx, k, pod, c.Secrets)
@@ -338,4 +364,53 @@ func rewriteMounts(arg string, mounts map[string]string) string {
 		}
 	}
 	return arg
+}
+
+// secretRefresh is how often the stand-in writes the running pods' Secret
+// volumes again: a Secret filled after its pod started (the
+// node-bootstrapper-token's token) reaches the process, as a kubelet's
+// periodic sync brings it.
+const secretRefresh = 10 * time.Second
+
+// writeSecretVolumes writes the named container's Secret volumes into the
+// pod's directory, returning mount path -> host directory. A missing
+// Secret fails the start, as a kubelet keeps such a pod in
+// ContainerCreating. A changed file is replaced whole (written aside,
+// then renamed): the process may be reading it.
+func (k *Kubelet) writeSecretVolumes(ctx context.Context, pod *corev1.Pod, container string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, c := range pod.Spec.Containers {
+		if c.Name != container {
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			for _, v := range pod.Spec.Volumes {
+				if v.Name != m.Name || v.Secret == nil {
+					continue
+				}
+				sec, err := k.Kube.CoreV1().Secrets(pod.Namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
+				if err != nil {
+					return nil, fmt.Errorf("secret volume %s: %w", v.Name, err)
+				}
+				dir := filepath.Join(k.Dir, string(pod.UID), "secret-"+v.Name)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, err
+				}
+				for name, data := range sec.Data {
+					if old, err := os.ReadFile(filepath.Join(dir, name)); err == nil && bytes.Equal(old, data) {
+						continue // unchanged: a kubelet swaps a volume's files only when they change
+					}
+					tmp := filepath.Join(dir, "."+name+".tmp")
+					if err := os.WriteFile(tmp, data, 0o600); err != nil {
+						return nil, err
+					}
+					if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+						return nil, err
+					}
+				}
+				out[m.MountPath] = dir
+			}
+		}
+	}
+	return out, nil
 }

@@ -3,9 +3,11 @@ package mcoworld
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -64,8 +66,15 @@ func (id *Identity) mount(ctx context.Context, k *Kubelet, pod *corev1.Pod, dir 
 	return []string{"KUBERNETES_SERVICE_HOST=" + u.Hostname(), "KUBERNETES_SERVICE_PORT=" + u.Port()}, nil
 }
 
-// Wrap is the command line that runs argv with the secrets of dir
-// mounted.
-func (id *Identity) Wrap(dir string, argv ...string) []string {
-	return append([]string{id.PodNS, dir, "--"}, argv...)
+// Wrap is the command line that runs argv with c's service account
+// files and Secret volumes mounted at the pod's paths.
+func (id *Identity) Wrap(c Container, argv ...string) []string {
+	out := []string{id.PodNS}
+	if len(c.Volumes) > 0 {
+		out = append(out, "-scratch", c.Scratch)
+		for _, target := range slices.Sorted(maps.Keys(c.Volumes)) {
+			out = append(out, "-v", c.Volumes[target]+":"+target)
+		}
+	}
+	return append(append(out, c.Secrets, "--"), argv...)
 }

@@ -54,10 +54,12 @@ type Options struct {
 	// Registry serves the release's OS images: nodes trust its CA, and the
 	// cluster's pull secret holds its credentials.
 	Registry *osimage.Registry
-	// Install lays each node's first boot from its pool's rendered config,
-	// as the machine-config-server and Ignition do, and runs
-	// firstboot-complete-machineconfig before the daemon; without it a
-	// node starts bare.
+	// Install installs the nodes: a master's first boot is laid from its
+	// pool's rendered config (as the bootstrap node's server serves it);
+	// a worker joins later, through the pointer config and the running
+	// machine-config-servers, and registers its Node only then (join.go).
+	// Each runs firstboot-complete-machineconfig before the daemon.
+	// Without it, every node is registered at once and starts bare.
 	Install bool
 	// OnShutdown and OnBoot observe every node's shutdowns and boots (a
 	// master's etcd member is already handled).
@@ -92,6 +94,15 @@ type World struct {
 	images     map[string]string // the image of the pod that started it, by the same key
 	// daemonPods names the pod each node's daemon runs for now.
 	daemonPods map[string]types.UID
+	// mcs are the running machine-config-servers' secure addresses, by pod.
+	mcs map[types.UID]string
+	// pki is the installer's: the server's CA and certificate.
+	pki installerPKI
+	// joined are the workers laid from the server's Ignition (join.go), by
+	// node: the config each was served.
+	joined map[string][]byte
+	// errs are the failures of work the world does on its own (a join).
+	errs []error
 }
 
 // Start brings the cluster up to the point where the CVO has applied r:
@@ -125,7 +136,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}, mcs: map[types.UID]string{}, joined: map[string][]byte{}}
 	defer func() {
 		if retErr != nil {
 			_ = w.Stop()
@@ -151,10 +162,16 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if o.Registry != nil {
 		pull = o.Registry.AuthJSON()
 	}
+	if w.pki, err = newInstallerPKI(cp.RESTConfig.Host); err != nil {
+		return nil, err
+	}
 	if err := InstallCluster(ctx, cp.Kube, w.Config, Cluster{
-		APIServerURL: cp.RESTConfig.Host, CAPEM: cp.RESTConfig.CAData, InfraName: "tandem",
+		APIServerURL: cp.RESTConfig.Host, CAPEM: cp.RESTConfig.CAData, RootCAPEM: w.pki.RootCA, InfraName: "tandem",
 		PullSecret: pull,
 	}); err != nil {
+		return nil, err
+	}
+	if err := w.pki.install(ctx, cp.Kube); err != nil {
 		return nil, err
 	}
 	// An installed cluster's etcd operator has published where etcd is and
@@ -185,6 +202,9 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	w.cancel, w.done = cancel, make(chan struct{})
 	go func() { defer close(w.done); w.Kubelet.Run(kctx) }()
+	if o.Install {
+		w.joinWorkers(kctx)
+	}
 	return w, nil
 }
 
@@ -228,6 +248,11 @@ func (w *World) addNodes(ctx context.Context) error {
 			return err
 		}
 	}
+	if w.opts.Install {
+		// Installed workers register once their first boot has its
+		// Ignition from the machine-config-server (joinWorkers).
+		return framework.WaitForNodesReady(ctx, w.CP.Kube, w.opts.Masters...)
+	}
 	for _, n := range w.opts.Workers {
 		if err := add(n, "worker"); err != nil {
 			return err
@@ -263,6 +288,8 @@ func (w *World) workloads() []Workload {
 			}},
 		{Namespace: Namespace, Selector: "k8s-app=machine-config-daemon", Container: "machine-config-daemon",
 			Start: w.startDaemon},
+		{Namespace: Namespace, Selector: "k8s-app=machine-config-server", Container: "machine-config-server", Restart: true,
+			Start: w.startMCS},
 	}
 }
 
@@ -283,7 +310,7 @@ func (w *World) startProcess(ctx context.Context, what string, c Container, addi
 	n := w.started[what]
 	w.mu.Unlock()
 	log := filepath.Join(w.opts.Dir, "logs", fmt.Sprintf("%s-%d-%s.log", what, n, c.Pod.Name))
-	argv := w.Kubelet.Identity.Wrap(c.Secrets, append(append([]string{bin}, c.Args...), additions...)...)
+	argv := w.Kubelet.Identity.Wrap(c, append(append([]string{bin}, c.Args...), additions...)...)
 	p, err := framework.StartProcess(what+" "+c.Pod.Name, argv[0], log, c.Env, argv[1:]...)
 	if err != nil {
 		return nil, err
@@ -330,7 +357,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	// each pod's process gets its own (its metrics port; the stock
 	// image's order).
 	pod := framework.PodCommand{Args: c.Args, Env: c.Env, Extra: daemonAdditions(port),
-		Wrapper: w.Kubelet.Identity.Wrap(c.Secrets)}
+		Wrapper: w.Kubelet.Identity.Wrap(c)}
 	if c.Image == w.opts.StockImage {
 		pod.Extra = append(pod.Extra, stockDaemonAdditions()...)
 	}
@@ -361,8 +388,13 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 		OnShutdown: func(cause string) { w.onShutdown(name, cause) },
 		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
 	}
-	if w.opts.Install {
-		// Installing waits for the pool's config: not under the lock.
+	if _, joined := w.joined[name]; joined {
+		// A worker laid from the machine-config-server's Ignition.
+		o.Firstboot, o.NmstatectlBinary, o.NICs = true, w.nmstatectl, nodeNICs(name)
+	} else if w.opts.Install {
+		// A master: laid from its pool's rendered config, as the
+		// bootstrap node's server serves it. Installing waits for the
+		// pool's config: not under the lock.
 		w.mu.Unlock()
 		err := w.installNode(ctx, name, poolOf(c.Pod.Spec.NodeName, w.opts.Masters), filepath.Join(o.Dir, "root"))
 		w.mu.Lock()
