@@ -188,3 +188,9 @@ const (
 
 // RPMOstreeClientID is sent as RPMOSTREE_CLIENT_ID so rpm-ostree logs who asked.
 const RPMOstreeClientID = "tandem-machine-config-daemon"
+
+// MCONamespace is the MCO's namespace. The MCO's daemon records its node
+// events there, the node reference carrying it (pkg/controller/common
+// NamespacedEventRecorder, release-4.21: "the logical namespace of this
+// operator").
+const MCONamespace = "openshift-machine-config-operator"

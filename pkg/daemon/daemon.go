@@ -28,8 +28,9 @@ type Cluster interface {
 	MachineConfiguration(ctx context.Context) (*opv1.MachineConfiguration, error)
 	// ReportConditions updates the node's MachineConfigNode status.
 	ReportConditions(ctx context.Context, node *corev1.Node, conds []metav1.Condition) error
-	// Event records an event about the node (eventType: Normal or Warning).
-	Event(ctx context.Context, eventType, reason, message string) error
+	// Event records an event about the node in namespace (eventType:
+	// Normal or Warning).
+	Event(ctx context.Context, namespace, eventType, reason, message string) error
 }
 
 // StageProgress is a staging progress report.
@@ -335,6 +336,7 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 		}
 	}
 	d.opts.Metrics.Actions.WithLabelValues(string(a.Kind)).Inc()
+	d.recordEvents(ctx, EventsBefore(a, d.opts.NodeName))
 	if err := d.perform(ctx, ob, a); err != nil {
 		d.opts.Metrics.StepFailed(string(a.Kind), err)
 		if a.Kind == ActStage && StageFailureHarmless(ob.Observed) {
@@ -344,6 +346,7 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 		}
 		return a, err
 	}
+	d.recordEvents(ctx, EventsAfter(a))
 	if settles(a.Kind) {
 		// The state people wait for (Done, Degraded, Unreconcilable)
 		// shows on the MachineConfigNode at once, with the burst queued
@@ -352,6 +355,16 @@ func (d *Daemon) Step(ctx context.Context) (Action, error) {
 		d.flushConditions(ctx)
 	}
 	return a, nil
+}
+
+// recordEvents records the node events of a step. A failed write is
+// logged, not the step's failure: the MCO's recorder drops events too.
+func (d *Daemon) recordEvents(ctx context.Context, evs []NodeEvent) {
+	for _, e := range evs {
+		if err := d.opts.Cluster.Event(ctx, e.Namespace, e.Type, e.Reason, e.Message); err != nil {
+			klog.FromContext(ctx).Error(err, "recording a node event", "reason", e.Reason)
+		}
+	}
 }
 
 // settles tells whether an action ends a burst: it reports the state the

@@ -45,7 +45,7 @@ func (d *Daemon) reportStageFailure(ctx context.Context, ob *observation, a Acti
 	d.conditions(ctx, []metav1.Condition{{Type: ConditionStageFailed, Status: metav1.ConditionTrue, Reason: "StageFailed", Message: msg}})
 	if f.Attempts == 1 {
 		// One event per failing episode: the retries go to the annotation.
-		if eerr := d.opts.Cluster.Event(ctx, "Warning", "StageFailed", msg); eerr != nil {
+		if eerr := d.opts.Cluster.Event(ctx, constants.MCONamespace, "Warning", "StageFailed", msg); eerr != nil {
 			log.Error(eerr, "recording the StageFailed event")
 		}
 	}
@@ -58,7 +58,7 @@ func (d *Daemon) stageRecovered(ctx context.Context, ob *observation, why string
 	d.opts.Metrics.StageFailingSince.Set(0)
 	msg := fmt.Sprintf("The stage of %s no longer fails: %s", ob.Node.StageFailure, why)
 	d.conditions(ctx, []metav1.Condition{{Type: ConditionStageFailed, Status: metav1.ConditionFalse, Reason: "StageRecovered", Message: msg}})
-	if err := d.opts.Cluster.Event(ctx, "Normal", "StageRecovered", msg); err != nil {
+	if err := d.opts.Cluster.Event(ctx, constants.MCONamespace, "Normal", "StageRecovered", msg); err != nil {
 		klog.FromContext(ctx).Error(err, "recording the StageRecovered event")
 	}
 }

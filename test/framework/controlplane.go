@@ -13,12 +13,17 @@ import (
 	"time"
 
 	mcfgclientset "github.com/openshift/client-go/machineconfiguration/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/tandem-mco/tandem/pkg/constants"
 )
 
 // setLoggerOnce gives controller-runtime (envtest) klog as its logger;
@@ -161,6 +166,12 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	}
 	if cp.MCO, err = mcfgclientset.NewForConfig(cp.RESTConfig); err != nil {
 		return nil, fmt.Errorf("machineconfiguration client: %w", err)
+	}
+	// The MCO's namespace, as every OpenShift cluster has it: the daemons
+	// record their node events there.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: constants.MCONamespace}}
+	if _, err := cp.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("namespace %s: %w", constants.MCONamespace, err)
 	}
 	if o.KubeControllers {
 		if err := cp.startKubeControllers(bin); err != nil {

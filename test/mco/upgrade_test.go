@@ -80,6 +80,7 @@ func TestMCOUpgrade(t *testing.T) {
 	pair.count(ctx, t)
 
 	v2 := mcoworld.NewRelease("4.21.1-tandem.2", "registry.tandem.test", os2, "")
+	upgradeStart := time.Now()
 	if _, err := w.CVO.Apply(ctx, v2); err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +189,20 @@ func TestMCOUpgrade(t *testing.T) {
 	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
 		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
 		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode, pinned, len(nodes))
+	// Each node's update as origin reads it from the MCO's node events.
+	timelines, err := eventTimelines(ctx, w, nodes, upgradeStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxStaged, eventProblems := judgeTimelines(timelines, nodes)
+	for _, p := range eventProblems {
+		t.Error(p)
+	}
+	eventsOK := "ok"
+	if len(eventProblems) > 0 {
+		eventsOK = "broken"
+	}
+	fmt.Printf("mco-events: nodes=%d events=%s os_update_staged_max_s=%.1f\n", len(nodes), eventsOK, maxStaged.Seconds())
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
 	pair.judge(ctx, t, func() int { return mon.cordonCount(dpuHost) }, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }
