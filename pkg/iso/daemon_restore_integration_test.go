@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +23,7 @@ func TestMachineConfigDaemonRestoresKnobsAtStart(t *testing.T) {
 	t.Cleanup(func() { _, _ = RestoreInterrupted(context.Background(), Options{StateDir: state}) })
 	orig := knobValues(t, d)
 
-	_, file, _, _ := runtime.Caller(0)
-	module := filepath.Join(filepath.Dir(file), "..", "..")
+	module := filepath.Join("..", "..") // go test runs in pkg/iso
 	bin := filepath.Join(t.TempDir(), "machine-config-daemon")
 	build := exec.Command("go", "build", "-tags", "containers_image_openpgp", "-o", bin, "./cmd/machine-config-daemon")
 	build.Dir = module

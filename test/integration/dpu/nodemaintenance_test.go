@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -41,9 +40,8 @@ func TestNodeMaintenance(t *testing.T) {
 	ctx := t.Context()
 	cp := framework.NewControlPlane(t, framework.ControlPlaneOptions{Name: "tenant", KubeControllers: true})
 	framework.NewKwok(t, cp)
-	_, here, _, _ := runtime.Caller(0)
 	if _, err := envtest.InstallCRDs(cp.RESTConfig, envtest.CRDInstallOptions{
-		Paths: []string{filepath.Join(filepath.Dir(here), "testdata", "nodemaintenance.medik8s.io_nodemaintenances.yaml")},
+		Paths: []string{filepath.Join("testdata", "nodemaintenance.medik8s.io_nodemaintenances.yaml")},
 	}); err != nil {
 		t.Fatal(err)
 	}
