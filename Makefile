@@ -17,7 +17,7 @@ INTEGRATION_PKGS = $$(grep -rl --include='*_test.go' '^//go:build integration' p
 
 .PHONY: all binaries tools go-deps verify test test-unit test-integration test-e2e test-long run \
 	bench-io bench-etcd-rollout bench-disruption bench-scale crds clean image vm-deps vm-image test-vm vm-shell \
-	mco-fork mco-image mco-names test-mco
+	mco-fork mco-image mco-names test-mco lb-deps
 
 all: binaries
 
@@ -87,17 +87,26 @@ test-unit:
 test-long:
 	$(GO) test -tags $(GO_TAGS) -count=1 -timeout 60m -v -run TestPlannerInvariants ./pkg/controller/node/ -args -planner-schedules=20000 2>&1 | hack/test-filter.sh
 
-test-integration:
+test-integration: lb-deps
 	$(TOOLS) $(GO) test -tags integration,$(GO_TAGS) -count=1 -timeout 40m -v $(INTEGRATION_PKGS) 2>&1 | hack/test-filter.sh
 
 test-e2e:
 	$(TOOLS) if compgen -G 'test/e2e/*_test.go' >/dev/null; then $(GO) test -tags e2e,$(GO_TAGS) -count=1 -timeout 40m -v ./test/e2e/... 2>&1 | hack/test-filter.sh; else echo "test-e2e: no e2e tests yet"; fi
 
 ## test-mco: the MCO image and the MCO's own operator driving tandem (test/mco; needs the fork build)
-test-mco: mco-image
+test-mco: mco-image lb-deps
 	$(TOOLS) export TANDEM_MCO_BIN="$$(hack/mco/build.sh)" TANDEM_MCO_IMAGE="$(CURDIR)/bin/mco-image" TANDEM_MCO_IMAGE_TAG="$(MCO_IMAGE_TAG)"; \
 		(cd fork && GOFLAGS="-mod=mod -trimpath" $(GO) vet -tags "$(GO_TAGS) exclude_graphdriver_devicemapper exclude_graphdriver_btrfs containers_image_ostree_stub" ./...) && \
 		$(GO) test -tags mco,$(GO_TAGS) -count=1 -timeout 60m -v ./test/mco/... 2>&1 | hack/test-filter.sh
+
+## lb-deps: haproxy, the load balancer in front of a world's apiservers (one per master, as
+##   on-premise OpenShift runs its API VIP); Debian's, installed only when missing
+##   (policy-rc.d keeps the package's init script from starting a haproxy of its own)
+lb-deps:
+	@command -v haproxy >/dev/null || { echo "lb-deps: installing haproxy"; \
+		policy=/usr/sbin/policy-rc.d; own=0; [[ -e $$policy ]] || { printf '#!/bin/sh\nexit 101\n' >$$policy; chmod +x $$policy; own=1; }; \
+		rc=0; { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; } || rc=$$?; \
+		((own)) && rm -f $$policy; exit $$rc; }
 
 ## vm-deps: the Debian packages the VM node needs (installed only when missing)
 vm-deps:

@@ -49,6 +49,12 @@ type ControlPlaneOptions struct {
 	// ExtraCRDs are installed with tandem's (e.g. OpenShift's config API
 	// for the MCO's operator).
 	ExtraCRDs []*apiextensionsv1.CustomResourceDefinition
+	// APIServers > 1 runs that many kube-apiservers (one per master) on
+	// the same etcd behind haproxy, as on-premise OpenShift does
+	// (apiservers.go, haproxy.go); every client and kubeconfig of the
+	// control plane goes through the load balancer. 0 or 1: one
+	// apiserver, envtest's, and no load balancer.
+	APIServers int
 }
 
 // ControlPlane is a running kube-apiserver (and optionally its controllers)
@@ -64,10 +70,11 @@ type ControlPlane struct {
 	env         *envtest.Environment
 	controllers []*process
 	logs        []io.Closer
-	// apiserverPID is envtest's kube-apiserver; restarted replaces it after
-	// RestartAPIServer.
-	apiserverPID int
-	restarted    *process
+	// apiservers are the masters' kube-apiservers; 0 is envtest's.
+	apiservers []*apiserver
+	// direct is the admin config of apiserver 0 itself, not through lb.
+	direct *rest.Config
+	lb     *haproxy
 }
 
 // StartControlPlane starts a kube-apiserver with tandem's CRDs.
@@ -118,6 +125,11 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	}
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{Out: apiLog, Err: apiLog}
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
+	if o.APIServers > 1 {
+		// Apiserver 0 has them too: its clones copy its command line.
+		cp.env.ControlPlane.APIServer.Configure().Set("shutdown-delay-duration", apiserverShutdownDelay.String())
+		cp.env.ControlPlane.APIServer.Configure().Set("shutdown-send-retry-after", "true")
+	}
 	for k, v := range o.APIServerArgs {
 		cp.env.ControlPlane.APIServer.Configure().Set(k, v)
 	}
@@ -139,11 +151,14 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	// envtest starts kube-apiserver and etcd without Pdeathsig: the reaper
 	// must know them (also when the start failed half way).
 	TrackChildren()
+	zero := &apiserver{index: 0, url: cp.env.ControlPlane.APIServer.SecureServing.URL("https", "").String(),
+		logPath: filepath.Join(o.Dir, "kube-apiserver.log")}
 	for pid := range childrenOf(os.Getpid()) {
 		if !before[pid] && filepath.Base(commandOf(pid)) == "kube-apiserver" {
-			cp.apiserverPID = pid
+			zero.pid, zero.args = pid, commandLine(pid)
 		}
 	}
+	cp.apiservers = []*apiserver{zero}
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver for %s (log %s): %w", o.Name, filepath.Join(o.Dir, "kube-apiserver.log"), err)
 	}
@@ -151,15 +166,24 @@ func StartControlPlane(ctx context.Context, o ControlPlaneOptions) (_ *ControlPl
 	if err != nil {
 		return nil, fmt.Errorf("creating admin user: %w", err)
 	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		return nil, fmt.Errorf("rendering admin kubeconfig: %w", err)
+	cp.direct = rest.CopyConfig(admin.Config())
+	if o.APIServers > 1 {
+		if len(zero.args) == 0 {
+			return nil, fmt.Errorf("%s: cannot read the command line of envtest's kube-apiserver (pid %d)", o.Name, zero.pid)
+		}
+		if err := cp.startAPIServerClones(ctx, o.APIServers); err != nil {
+			return nil, err
+		}
+		if err := servingCertCovers(cp.env.ControlPlane.APIServer.CertDir, "127.0.0.1"); err != nil {
+			return nil, err
+		}
+		if err := cp.startLB(ctx); err != nil {
+			return nil, err
+		}
 	}
-	cp.KubeconfigPath = filepath.Join(o.Dir, "kubeconfig")
-	if err := os.WriteFile(cp.KubeconfigPath, kubeconfig, 0o600); err != nil {
-		return nil, fmt.Errorf("writing kubeconfig: %w", err)
+	if cp.KubeconfigPath, cp.RESTConfig, err = cp.writeUser(admin, "kubeconfig"); err != nil {
+		return nil, err
 	}
-	cp.RESTConfig = admin.Config()
 	cp.RESTConfig.QPS, cp.RESTConfig.Burst = 200, 400
 	if cp.Kube, err = kubernetes.NewForConfig(cp.RESTConfig); err != nil {
 		return nil, fmt.Errorf("kube client: %w", err)
@@ -208,16 +232,15 @@ func (cp *ControlPlane) ImpersonatingConfig(user string, groups ...string) *rest
 	return c
 }
 
-// Stop stops the controllers, then the apiserver and its etcd.
+// Stop stops the controllers, the load balancer, then the apiservers and
+// their etcd.
 func (cp *ControlPlane) Stop() error {
 	for i := len(cp.controllers) - 1; i >= 0; i-- {
 		_ = cp.controllers[i].stop(5 * time.Second)
 	}
 	cp.controllers = nil
-	if cp.restarted != nil {
-		_ = cp.restarted.stop(10 * time.Second)
-		cp.restarted = nil
-	}
+	cp.stopLB()
+	cp.stopAPIServers()
 	var err error
 	if cp.env != nil {
 		err = cp.env.Stop()
@@ -325,63 +348,71 @@ func (cp *ControlPlane) AddUser(name string, groups ...string) (string, *rest.Co
 	if err != nil {
 		return "", nil, fmt.Errorf("adding user %s to %s: %w", name, cp.Name, err)
 	}
+	return cp.writeUser(u, "kubeconfig-"+strings.NewReplacer(":", "_", "/", "_").Replace(name))
+}
+
+// writeUser writes u's kubeconfig as file in the control plane's dir and
+// returns its path and u's REST config, both naming the load balancer
+// when there is one.
+func (cp *ControlPlane) writeUser(u *envtest.AuthenticatedUser, file string) (string, *rest.Config, error) {
 	kc, err := u.KubeConfig()
 	if err != nil {
-		return "", nil, fmt.Errorf("kubeconfig of %s: %w", name, err)
+		return "", nil, fmt.Errorf("kubeconfig of %s in %s: %w", file, cp.Name, err)
 	}
-	path := filepath.Join(cp.Dir, "kubeconfig-"+strings.NewReplacer(":", "_", "/", "_").Replace(name))
+	cfg := rest.CopyConfig(u.Config())
+	if lb := cp.LBURL(); lb != "" {
+		if kc, err = pointKubeconfigAt(kc, lb); err != nil {
+			return "", nil, fmt.Errorf("%s of %s: %w", file, cp.Name, err)
+		}
+		cfg.Host = lb
+	}
+	path := filepath.Join(cp.Dir, file)
 	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		return "", nil, fmt.Errorf("writing kubeconfig of %s: %w", name, err)
+		return "", nil, fmt.Errorf("writing %s of %s: %w", file, cp.Name, err)
 	}
-	return path, u.Config(), nil
+	return path, cfg, nil
 }
 
 // RestartAPIServer stops the kube-apiserver (SIGTERM, as a restart of its
 // static pod does; SIGKILL after 10 s) and starts it again with the same
 // flags, certificates and storage, then waits (at most 2 minutes) until it
 // is ready. Clients keep their kubeconfigs.
+//
+// With several apiservers it restarts every one in turn (StopAPIServer,
+// StartAPIServer), the next only once the last is ready again, as
+// OpenShift rolls out a new revision of the kube-apiserver static pods one
+// master at a time; each stop takes the shutdown delay (20 s), during
+// which the LB takes that apiserver out of rotation, so clients of the LB
+// see no outage.
 func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
-	var args []string
-	if cp.restarted != nil {
-		args = append([]string{cp.restarted.path}, cp.restarted.args...)
-		if err := cp.restarted.stop(10 * time.Second); err != nil {
+	for i := range cp.apiservers {
+		if err := cp.StopAPIServer(i); err != nil {
 			return err
 		}
-	} else {
-		pid := cp.apiserverPID
-		if pid == 0 {
-			return fmt.Errorf("%s: the kube-apiserver process is not known", cp.Name)
+		if err := cp.StartAPIServer(ctx, i); err != nil {
+			return fmt.Errorf("%s: kube-apiserver %d not ready after its restart: %w", cp.Name, i, err)
 		}
-		if args = commandLine(pid); len(args) == 0 {
-			return fmt.Errorf("%s: cannot read the command line of kube-apiserver (pid %d)", cp.Name, pid)
-		}
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		if err := waitGone(pid, 10*time.Second); err != nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			if err := waitGone(pid, killWait); err != nil {
-				return fmt.Errorf("%s: kube-apiserver did not stop: %w", cp.Name, err)
-			}
-		}
-	}
-	p := newProcess(cp.Name+" kube-apiserver", args[0], filepath.Join(cp.Dir, "kube-apiserver.log"), args[1:]...)
-	if err := p.start(); err != nil {
-		return err
-	}
-	cp.restarted = p
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	var last error
-	err := poll(wctx, 200*time.Millisecond, func() (bool, error) {
-		if dead, werr := p.exited(); dead {
-			return false, fmt.Errorf("kube-apiserver exited after its restart: %v; log %s:\n%s", werr, p.logPath, p.logTail())
-		}
-		last = cp.Kube.Discovery().RESTClient().Get().AbsPath("/readyz").Do(wctx).Error()
-		return last == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s: kube-apiserver not ready after its restart: %w (last: %v)", cp.Name, err, last)
 	}
 	return nil
+}
+
+// stopAPIServers kills every apiserver at once, at the control plane's
+// teardown: a SIGTERM would hold each for its shutdown delay, for clients
+// that are going away too.
+func (cp *ControlPlane) stopAPIServers() {
+	if len(cp.apiservers) < 2 {
+		// envtest stops its apiserver (SIGTERM, 10 s); ours, after a
+		// restart, gets the same.
+		if len(cp.apiservers) == 1 {
+			_ = cp.apiservers[0].stopOurs(cp, syscall.SIGTERM, singleAPIServerStopGrace)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for _, a := range cp.apiservers {
+		wg.Go(func() { _ = a.stop(cp, syscall.SIGKILL, 0) })
+	}
+	wg.Wait()
 }
 
 // waitGone waits until pid has exited (or is a zombie), at most d.

@@ -132,6 +132,24 @@ func NodeReady(node *corev1.Node) bool {
 // reports it NotReady, as the node controller sees a kubelet that lost its
 // network. RestoreNode gives it back.
 func SetNodeNotReady(ctx context.Context, cs kubernetes.Interface, name string) error {
+	return setNodeNotReady(ctx, cs, name, "simulated: the kubelet lost its network")
+}
+
+// KubeletShuttingDownMessage is the Ready condition's message a kubelet
+// writes when its node begins a graceful shutdown (reason KubeletNotReady):
+// the node shutdown manager's error, aggregated into the condition
+// (kubernetes v1.34.4, pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go
+// ShutdownStatus; pkg/kubelet/nodestatus/setters.go ReadyCondition).
+const KubeletShuttingDownMessage = "node is shutting down"
+
+// NodeShuttingDown reports a node NotReady as its kubelet does at the start
+// of a reboot, and takes it from kwok until RestoreNode: a reboot is seen by
+// everything that watches Ready, as on a real cluster.
+func NodeShuttingDown(ctx context.Context, cs kubernetes.Interface, name string) error {
+	return setNodeNotReady(ctx, cs, name, KubeletShuttingDownMessage)
+}
+
+func setNodeNotReady(ctx context.Context, cs kubernetes.Interface, name, message string) error {
 	patch := []byte(`{"metadata":{"annotations":{"` + KwokNodeAnnotation + `":null}}}`)
 	if _, err := cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("taking node %s from kwok: %w", name, err)
@@ -145,14 +163,14 @@ func SetNodeNotReady(ctx context.Context, cs kubernetes.Interface, name string) 
 		found := false
 		for i := range n.Status.Conditions {
 			if c := &n.Status.Conditions[i]; c.Type == corev1.NodeReady {
-				c.Status, c.Reason, c.Message = corev1.ConditionFalse, "KubeletNotReady", "simulated: the kubelet lost its network"
+				c.Status, c.Reason, c.Message = corev1.ConditionFalse, "KubeletNotReady", message
 				c.LastHeartbeatTime, c.LastTransitionTime = now, now
 				found = true
 			}
 		}
 		if !found {
 			n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady,
-				Status: corev1.ConditionFalse, Reason: "KubeletNotReady", LastHeartbeatTime: now, LastTransitionTime: now})
+				Status: corev1.ConditionFalse, Reason: "KubeletNotReady", Message: message, LastHeartbeatTime: now, LastTransitionTime: now})
 		}
 		_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -136,6 +137,7 @@ type SimNode struct {
 	rebootFile string
 	hookDir    string
 	proc       *process
+	kubeletRan atomic.Bool             // see KubeletRan
 	firstboot  []*process              // the unit's ExecStart lines, in order
 	rpmOstreed *osdouble.DaemonProcess // rpm-ostree's transaction daemon
 
@@ -486,13 +488,26 @@ func (n *SimNode) restartDaemon() error {
 // while its MachineConfig is there, else the daemon.
 func (n *SimNode) startNodeProcesses() error {
 	if n.firstboot == nil {
-		return n.proc.start()
+		return n.startDaemon()
 	}
 	if _, err := os.Stat(filepath.Join(n.Root, daemon.EncapsulatedConfigPath)); err != nil {
-		return n.proc.start()
+		return n.startDaemon()
 	}
 	return n.startFirstbootLine(0)
 }
+
+// startDaemon starts the daemon (n.mu held). On a real node the kubelet,
+// and so the daemon's pod, starts only after the first boot's unit is done
+// (machine-config-daemon-firstboot.service runs Before=kubelet.service).
+func (n *SimNode) startDaemon() error {
+	n.kubeletRan.Store(true)
+	return n.proc.start()
+}
+
+// KubeletRan reports whether the node has run past its first boot's unit,
+// to where its kubelet runs: before that, a reboot (the first boot's own)
+// is not one the cluster sees. Safe to call from OnShutdown and OnBoot.
+func (n *SimNode) KubeletRan() bool { return n.kubeletRan.Load() }
 
 // startFirstbootLine starts the unit's line i (n.mu held) and, when it
 // ends by itself, successfully, in the same boot, the next line or the
@@ -516,7 +531,7 @@ func (n *SimNode) startFirstbootLine(i int) error {
 			n.fail(fmt.Errorf("simnode %s: %s failed: %w (log %s)", n.Name, strings.Join(p.args[:2], " "), err, p.logPath))
 			return
 		}
-		next := n.proc.start
+		next := n.startDaemon
 		if i+1 < len(n.firstboot) {
 			next = func() error { return n.startFirstbootLine(i + 1) }
 		}

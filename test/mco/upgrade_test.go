@@ -26,6 +26,9 @@ import (
 	"github.com/tandem-mco/tandem/test/osimage"
 )
 
+// workloadNamespace holds the MCO world's guarded workload.
+const workloadNamespace = "workload"
+
 // TestMCOUpgrade is an OpenShift upgrade as the CVO delivers one, through
 // tandem: the MCO's own operator (from the fork build) installs release
 // V1 on five nodes (three masters, each with its etcd member), then the
@@ -57,7 +60,7 @@ func TestMCOUpgrade(t *testing.T) {
 	w, err := mcoworld.Start(ctx, mcoworld.Options{
 		Dir: dir, Masters: masters, Workers: workers, InitialImage: os1, Registry: reg, Install: true,
 		EtcdCluster: etcd, EtcdMembers: map[string]int{"master-0": 0, "master-1": 1, "master-2": 2},
-		OnShutdown: mon.shutdown, OnBoot: mon.boot,
+		OnShutdown: mon.shutdown, OnBoot: mon.boot, APIServerPerMaster: true,
 	}, v1)
 	if err != nil {
 		t.Fatal(err)
@@ -76,8 +79,15 @@ func TestMCOUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := poolTargets(ctx, t, w)
+	// The guarded workload: one pod per worker, one down at a time, so
+	// every worker's drain meets its budget.
+	if err := framework.StartWorkload(ctx, w.CP.Kube, framework.Workload{Namespace: workloadNamespace, Replicas: len(workers),
+		NodeSelector: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}, SpreadOverNodes: true}); err != nil {
+		t.Fatal(err)
+	}
 	mon.start(ctx, t, w)
 	pair.count(ctx, t)
+	origin := startOriginMonitors(ctx, t, w, etcd, len(workers)-1)
 
 	v2 := mcoworld.NewRelease("4.21.1-tandem.2", "registry.tandem.test", os2, "")
 	upgradeStart := time.Now()
@@ -91,6 +101,7 @@ func TestMCOUpgrade(t *testing.T) {
 	if err := waitRelease(ctx, w, v2, nodes, 30*time.Minute); err != nil {
 		t.Fatalf("upgrading to %s: %v\n%s", v2.Version, err, w.Diagnose(ctx))
 	}
+	origin.stop()
 	after := poolTargets(ctx, t, w)
 	for pool, name := range after {
 		if before[pool] == name {
@@ -203,6 +214,24 @@ func TestMCOUpgrade(t *testing.T) {
 		eventsOK = "broken"
 	}
 	fmt.Printf("mco-events: nodes=%d events=%s os_update_staged_max_s=%.1f\n", len(nodes), eventsOK, maxStaged.Seconds())
+	verdict := origin.verdict(nodes)
+	for _, f := range verdict.unready.Failures {
+		t.Error(f)
+	}
+	if verdict.budgetBroken > 0 {
+		t.Errorf("the workload had fewer Ready pods than its budget's minAvailable (%d) %d times during the upgrade", len(workers)-1, verdict.budgetBroken)
+	}
+	// origin allows 3 leader changes per etcd revision rolled out
+	// (originmon.JudgeLeaderChanges); this world's etcd rolls none, so the
+	// issue's goal is judged: at most one change per three masters (the
+	// leader's own reboot, last).
+	if allowed := len(masters) / 3; verdict.leaderChanges > allowed {
+		t.Errorf("etcd changed leader %d times during the upgrade, want at most %d (one per three masters)", verdict.leaderChanges, allowed)
+	}
+	if verdict.apiserversDown != verdict.apiservers || verdict.apiservers != len(masters) {
+		t.Errorf("%d of %d masters' kube-apiservers were seen down during the upgrade, want each of the %d masters': a reboot must stop its master's apiserver", verdict.apiserversDown, verdict.apiservers, len(masters))
+	}
+	fmt.Println(verdict.line("mco", eventsOK))
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
 	pair.judge(ctx, t, func() int { return mon.cordonCount(dpuHost) }, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }

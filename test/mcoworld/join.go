@@ -33,10 +33,7 @@ func (w *World) joinWorkers(ctx context.Context) {
 	for _, n := range w.opts.Workers {
 		go func() {
 			if err := w.join(ctx, n); err != nil && ctx.Err() == nil {
-				klog.ErrorS(err, "a worker's join failed", "node", n)
-				w.mu.Lock()
-				w.errs = append(w.errs, fmt.Errorf("worker %s joining through the machine-config-server: %w", n, err))
-				w.mu.Unlock()
+				w.fail(fmt.Errorf("worker %s joining through the machine-config-server: %w", n, err))
 			}
 		}()
 	}
@@ -118,11 +115,19 @@ func (w *World) dialMCS(ctx context.Context, network, addr string) (net.Conn, er
 	return nil, errors.Join(errs...)
 }
 
-// Err is what failed in the world's own work (a worker's join); nil if
-// nothing did.
+// fail records a failure of the world's own work (Err reports it).
+func (w *World) fail(err error) {
+	klog.ErrorS(err, "the world's own work failed")
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	w.errs = append(w.errs, err)
+}
+
+// Err is what failed in the world's own work (a worker's join, a node's
+// kubelet status at a reboot); nil if nothing did.
 func (w *World) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
 	return errors.Join(w.errs...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	configclientset "github.com/openshift/client-go/config/clientset/versioned"
@@ -26,6 +27,10 @@ import (
 
 // Namespace is the MCO's.
 const Namespace = "openshift-machine-config-operator"
+
+// nodeStatusBound bounds reporting a node's Ready condition at a shutdown or
+// a boot (kwok takes a node back within seconds).
+const nodeStatusBound = 2 * time.Minute
 
 // Options of a world.
 type Options struct {
@@ -65,6 +70,11 @@ type Options struct {
 	// master's etcd member is already handled).
 	OnShutdown func(node, cause string)
 	OnBoot     func(node string, ev framework.BootEvent)
+	// APIServerPerMaster runs a kube-apiserver per master behind a load
+	// balancer, as OpenShift does: a master's shutdown stops its apiserver
+	// (gracefully) and its boot starts it again. Everything in the world
+	// talks to the API through the balancer.
+	APIServerPerMaster bool
 	// SimNode adjusts each simulated node's options before it starts.
 	SimNode func(o *framework.SimNodeOptions)
 }
@@ -101,8 +111,15 @@ type World struct {
 	// joined are the workers laid from the server's Ignition (join.go), by
 	// node: the config each was served.
 	joined map[string][]byte
-	// errs are the failures of work the world does on its own (a join).
-	errs []error
+	// errs are the failures of work the world does on its own (a join, a
+	// node's kubelet status); under errMu: node hooks report them.
+	errMu sync.Mutex
+	errs  []error
+	// down are the nodes whose kubelet a shutdown took down, until their
+	// boot brings it back; under downMu, not mu (the node hooks run under
+	// the node's lock).
+	downMu sync.Mutex
+	down   map[string]bool
 }
 
 // Start brings the cluster up to the point where the CVO has applied r:
@@ -127,8 +144,12 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
+	apiservers := 1
+	if o.APIServerPerMaster {
+		apiservers = len(o.Masters)
+	}
 	cp, err := framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Name: "mco", Dir: filepath.Join(o.Dir, "cluster"),
-		KubeControllers: true, ExtraCRDs: payload, EtcdCluster: o.EtcdCluster,
+		KubeControllers: true, ExtraCRDs: payload, EtcdCluster: o.EtcdCluster, APIServers: apiservers,
 		// As OpenShift's kube-apiserver authorizes: a node's kubelet
 		// identity may write its own Node (the Node authorizer and the
 		// NodeRestriction admission plugin), everything else by RBAC.
@@ -136,7 +157,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}, mcs: map[types.UID]string{}, joined: map[string][]byte{}}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}, mcs: map[types.UID]string{}, joined: map[string][]byte{}, down: map[string]bool{}}
 	defer func() {
 		if retErr != nil {
 			_ = w.Stop()
@@ -381,11 +402,15 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	var self atomic.Pointer[framework.SimNode]
 	o := framework.SimNodeOptions{Name: name, Dir: filepath.Join(w.opts.Dir, "nodes", name),
 		Files:        map[string]string{"/var/lib/kubelet/kubeconfig": string(kubeletKC)},
 		DaemonBinary: bin, RPMOstreeBinary: w.rpmOst,
 		InitialImage: w.opts.InitialImage, Pod: &pod,
-		OnShutdown: func(cause string) { w.onShutdown(name, cause) },
+		// The hooks run under the node's lock, which SetPod takes under
+		// w.mu: they must not take w.mu themselves, so they get the node
+		// from here.
+		OnShutdown: func(cause string) { w.onShutdown(name, cause, self.Load()) },
 		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
 	}
 	if _, joined := w.joined[name]; joined {
@@ -410,6 +435,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	self.Store(n)
 	w.nodes[name] = n
 	return daemonProcess{w, n, c.Pod.UID}, nil
 }
@@ -445,10 +471,23 @@ func poolOf(node string, masters []string) string {
 	return "worker"
 }
 
-// onShutdown takes a master's etcd member down with it.
-func (w *World) onShutdown(node, cause string) {
+// onShutdown takes the node's kubelet (its Ready condition) and a master's
+// etcd member down with it.
+func (w *World) onShutdown(node, cause string, n *framework.SimNode) {
 	if w.opts.OnShutdown != nil {
 		w.opts.OnShutdown(node, cause)
+	}
+	if w.kubeletDown(node, n) {
+		ctx, cancel := context.WithTimeout(context.Background(), nodeStatusBound)
+		defer cancel()
+		if err := framework.NodeShuttingDown(ctx, w.CP.Kube, node); err != nil {
+			w.fail(fmt.Errorf("%s going down (%s): its Node could not be reported NotReady: %w", node, cause, err))
+		}
+		if i := w.apiserverOf(node); i >= 0 {
+			if err := w.CP.StopAPIServer(i); err != nil {
+				w.fail(fmt.Errorf("%s going down (%s): its kube-apiserver: %w", node, cause, err))
+			}
+		}
 	}
 	if i, ok := w.opts.EtcdMembers[node]; ok && w.opts.EtcdCluster != nil {
 		if err := w.opts.EtcdCluster.StopMember(i); err != nil {
@@ -457,7 +496,8 @@ func (w *World) onShutdown(node, cause string) {
 	}
 }
 
-// onBoot starts a master's etcd member again (bounded).
+// onBoot starts a master's etcd member and the node's kubelet again
+// (bounded): the node is Ready before its pods, the daemon's among them, run.
 func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent) {
 	if i, ok := w.opts.EtcdMembers[node]; ok && w.opts.EtcdCluster != nil && ev.Cause != "start" {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
@@ -466,9 +506,51 @@ func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent)
 			klog.ErrorS(err, "starting the etcd member of a master", "node", node)
 		}
 	}
+	if w.kubeletUp(node) {
+		if i := w.apiserverOf(node); i >= 0 {
+			if err := w.CP.StartAPIServer(context.WithoutCancel(ctx), i); err != nil {
+				w.fail(fmt.Errorf("%s booted (%s) and its kube-apiserver did not start: %w", node, ev.Cause, err))
+			}
+		}
+		if err := framework.RestoreNode(context.WithoutCancel(ctx), w.CP.Kube, node, nodeStatusBound); err != nil {
+			w.fail(fmt.Errorf("%s booted (%s) and its kubelet did not report Ready: %w", node, ev.Cause, err))
+		}
+	}
 	if w.opts.OnBoot != nil {
 		w.opts.OnBoot(node, ev)
 	}
+}
+
+// kubeletDown marks node's kubelet (and a master's apiserver) going down
+// with it, if they ran: the first boot's own reboot comes before the
+// kubelet ever starts, and the cluster does not see it.
+func (w *World) kubeletDown(node string, n *framework.SimNode) bool {
+	if n == nil || !n.KubeletRan() {
+		return false
+	}
+	w.downMu.Lock()
+	defer w.downMu.Unlock()
+	w.down[node] = true
+	return true
+}
+
+// kubeletUp reports (once) whether node's kubelet went down with the
+// shutdown this boot ends.
+func (w *World) kubeletUp(node string) bool {
+	w.downMu.Lock()
+	defer w.downMu.Unlock()
+	was := w.down[node]
+	delete(w.down, node)
+	return was
+}
+
+// apiserverOf is the index of the kube-apiserver a master runs, -1 for a
+// worker or a world with one apiserver.
+func (w *World) apiserverOf(node string) int {
+	if !w.opts.APIServerPerMaster {
+		return -1
+	}
+	return slices.Index(w.opts.Masters, node)
 }
 
 // SimNodeBinaries are tandem's daemon built from this tree and the

@@ -390,7 +390,7 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 		var held []string
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			if !isDaemonSetPod(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			if !framework.IsDaemonSetPod(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				held = append(held, p.Namespace+"/"+p.Name)
 			}
 		}
