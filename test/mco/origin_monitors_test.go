@@ -176,12 +176,11 @@ func podReady(p *corev1.Pod) bool {
 // pollLeader reads etcd's leader every second and counts changes from one
 // known leader to another.
 func (m *originMonitors) pollLeader(ctx context.Context, etcd *framework.EtcdCluster) {
-	mon := &upgradeMonitor{etcd: etcd}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		leader, err := mon.leader(lctx)
+		leader, err := etcdLeader(lctx, etcd)
 		cancel()
 		m.mu.Lock()
 		switch {

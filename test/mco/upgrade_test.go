@@ -221,10 +221,11 @@ func TestMCOUpgrade(t *testing.T) {
 	if verdict.budgetBroken > 0 {
 		t.Errorf("the workload had fewer Ready pods than its budget's minAvailable (%d) %d times during the upgrade", len(workers)-1, verdict.budgetBroken)
 	}
-	// origin allows 3 leader changes per etcd revision rolled out
-	// (originmon.JudgeLeaderChanges); this world's etcd rolls none, so the
-	// issue's goal is judged: at most one change per three masters (the
-	// leader's own reboot, last).
+	// origin allows 3 leader changes per etcd revision rolled out, with no
+	// floor (openshift/origin test/extended/etcd/leader_changes.go at
+	// 0acff9ea8c274c3d599d426ca1bcc00b2cb2b9db); this world's etcd rolls no
+	// revision, so the goal is judged instead: at most one change
+	// per three masters (the leader's own reboot, last).
 	if allowed := len(masters) / 3; verdict.leaderChanges > allowed {
 		t.Errorf("etcd changed leader %d times during the upgrade, want at most %d (one per three masters)", verdict.leaderChanges, allowed)
 	}
@@ -433,15 +434,19 @@ func first(seen map[string]map[string]time.Time, node, config string, now time.T
 	}
 }
 
-func (m *upgradeMonitor) leader(ctx context.Context) (string, error) {
-	cli, err := m.etcd.Client()
+func (m *upgradeMonitor) leader(ctx context.Context) (string, error) { return etcdLeader(ctx, m.etcd) }
+
+// etcdLeader is the name of the member that the first member to answer
+// its status names as leader.
+func etcdLeader(ctx context.Context, etcd *framework.EtcdCluster) (string, error) {
+	cli, err := etcd.Client()
 	if err != nil {
 		return "", err
 	}
 	defer cli.Close()
-	for i := range m.etcd.Size() {
+	for i := range etcd.Size() {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		st, err := cli.Status(sctx, m.etcd.MemberClientURL(i))
+		st, err := cli.Status(sctx, etcd.MemberClientURL(i))
 		cancel()
 		if err != nil {
 			continue

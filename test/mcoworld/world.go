@@ -115,11 +115,6 @@ type World struct {
 	// node's kubelet status); under errMu: node hooks report them.
 	errMu sync.Mutex
 	errs  []error
-	// down are the nodes whose kubelet a shutdown took down, until their
-	// boot brings it back; under downMu, not mu (the node hooks run under
-	// the node's lock).
-	downMu sync.Mutex
-	down   map[string]bool
 }
 
 // Start brings the cluster up to the point where the CVO has applied r:
@@ -157,7 +152,7 @@ func Start(ctx context.Context, o Options, r Release) (_ *World, retErr error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}, mcs: map[types.UID]string{}, joined: map[string][]byte{}, down: map[string]bool{}}
+	w := &World{Fork: fork, CP: cp, opts: o, nodes: map[string]*framework.SimNode{}, started: map[string]int{}, metrics: map[string]string{}, images: map[string]string{}, daemonPods: map[string]types.UID{}, mcs: map[types.UID]string{}, joined: map[string][]byte{}}
 	defer func() {
 		if retErr != nil {
 			_ = w.Stop()
@@ -411,7 +406,7 @@ func (w *World) startDaemon(ctx context.Context, c Container) (Process, error) {
 		// w.mu: they must not take w.mu themselves, so they get the node
 		// from here.
 		OnShutdown: func(cause string) { w.onShutdown(name, cause, self.Load()) },
-		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev) },
+		OnBoot:     func(ev framework.BootEvent) { w.onBoot(ctx, name, ev, self.Load()) },
 	}
 	if _, joined := w.joined[name]; joined {
 		// A worker laid from the machine-config-server's Ignition.
@@ -477,7 +472,7 @@ func (w *World) onShutdown(node, cause string, n *framework.SimNode) {
 	if w.opts.OnShutdown != nil {
 		w.opts.OnShutdown(node, cause)
 	}
-	if w.kubeletDown(node, n) {
+	if kubeletRan(n) {
 		ctx, cancel := context.WithTimeout(context.Background(), nodeStatusBound)
 		defer cancel()
 		if err := framework.NodeShuttingDown(ctx, w.CP.Kube, node); err != nil {
@@ -498,7 +493,7 @@ func (w *World) onShutdown(node, cause string, n *framework.SimNode) {
 
 // onBoot starts a master's etcd member and the node's kubelet again
 // (bounded): the node is Ready before its pods, the daemon's among them, run.
-func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent) {
+func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent, n *framework.SimNode) {
 	if i, ok := w.opts.EtcdMembers[node]; ok && w.opts.EtcdCluster != nil && ev.Cause != "start" {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
@@ -506,7 +501,7 @@ func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent)
 			klog.ErrorS(err, "starting the etcd member of a master", "node", node)
 		}
 	}
-	if w.kubeletUp(node) {
+	if ev.Cause != "start" && kubeletRan(n) {
 		if i := w.apiserverOf(node); i >= 0 {
 			if err := w.CP.StartAPIServer(context.WithoutCancel(ctx), i); err != nil {
 				w.fail(fmt.Errorf("%s booted (%s) and its kube-apiserver did not start: %w", node, ev.Cause, err))
@@ -521,28 +516,12 @@ func (w *World) onBoot(ctx context.Context, node string, ev framework.BootEvent)
 	}
 }
 
-// kubeletDown marks node's kubelet (and a master's apiserver) going down
-// with it, if they ran: the first boot's own reboot comes before the
-// kubelet ever starts, and the cluster does not see it.
-func (w *World) kubeletDown(node string, n *framework.SimNode) bool {
-	if n == nil || !n.KubeletRan() {
-		return false
-	}
-	w.downMu.Lock()
-	defer w.downMu.Unlock()
-	w.down[node] = true
-	return true
-}
-
-// kubeletUp reports (once) whether node's kubelet went down with the
-// shutdown this boot ends.
-func (w *World) kubeletUp(node string) bool {
-	w.downMu.Lock()
-	defer w.downMu.Unlock()
-	was := w.down[node]
-	delete(w.down, node)
-	return was
-}
+// kubeletRan reports whether node's kubelet (and a master's apiserver) ran
+// before the shutdown or boot at hand: the first boot's own reboot comes
+// before the kubelet ever starts, and the cluster does not see it. Nothing
+// starts the kubelet between a shutdown and the boot after it, so both
+// hooks read the same answer.
+func kubeletRan(n *framework.SimNode) bool { return n != nil && n.KubeletRan() }
 
 // apiserverOf is the index of the kube-apiserver a master runs, -1 for a
 // worker or a world with one apiserver.
