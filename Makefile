@@ -90,7 +90,7 @@ test-long:
 test-integration: lb-deps
 	$(TOOLS) $(GO) test -tags integration,$(GO_TAGS) -count=1 -timeout 40m -v $(INTEGRATION_PKGS) 2>&1 | hack/test-filter.sh
 
-test-e2e:
+test-e2e: lb-deps
 	$(TOOLS) if compgen -G 'test/e2e/*_test.go' >/dev/null; then $(GO) test -tags e2e,$(GO_TAGS) -count=1 -timeout 40m -v ./test/e2e/... 2>&1 | hack/test-filter.sh; else echo "test-e2e: no e2e tests yet"; fi
 
 ## test-mco: the MCO image and the MCO's own operator driving tandem (test/mco; needs the fork build)
@@ -131,7 +131,7 @@ vm-shell: vm-deps
 	$(GO) run -tags $(GO_TAGS) ./test/vm/cmd/vm-shell $(ARGS)
 
 ## run: the main job on an embedded default (a local cluster and a rolling staged upgrade)
-run:
+run: lb-deps
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/tandem-local $(ARGS)
 
 ## bench-io: the I/O governor's frontier: etcd fsync p99 against stage time per target, none and writeback (root, real disk, at most 29 min)
@@ -143,7 +143,7 @@ bench-etcd-rollout:
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/bench-etcd-rollout $(ARGS)
 
 ## bench-disruption: cordon-to-uncordon window with and without pre-staging
-bench-disruption:
+bench-disruption: lb-deps
 	$(TOOLS) $(GO) run -tags $(GO_TAGS) ./cmd/bench-disruption $(ARGS)
 
 ## bench-scale: a rollout across --nodes kwok nodes (default 1000) with simulated daemons, and the planner's slope

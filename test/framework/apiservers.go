@@ -80,6 +80,10 @@ type apiserver struct {
 	pid int
 	// proc is the process once we started it.
 	proc *process
+	// down is set while its master is down (StopAPIServer until
+	// StartAPIServer): a restart of every apiserver (a new revision) leaves
+	// it to the master's boot.
+	down bool
 }
 
 func (a *apiserver) name(cp *ControlPlane) string {
@@ -94,6 +98,15 @@ func (cp *ControlPlane) APIServers() int { return len(cp.apiservers) }
 // CA verifies it.
 func (cp *ControlPlane) APIServerURL(i int) string { return cp.apiservers[i].url }
 
+// APIServerURLs are every apiserver's own URL, in order.
+func (cp *ControlPlane) APIServerURLs() []string {
+	out := make([]string, len(cp.apiservers))
+	for i, a := range cp.apiservers {
+		out[i] = a.url
+	}
+	return out
+}
+
 // StopAPIServer stops apiserver i as a master's shutdown stops its static
 // pod: SIGTERM, then SIGKILL after a bound. With several apiservers it
 // takes the shutdown delay (the LB takes it out of rotation meanwhile) and
@@ -102,11 +115,19 @@ func (cp *ControlPlane) StopAPIServer(i int) error {
 	if i < 0 || i >= len(cp.apiservers) {
 		return fmt.Errorf("%s: no kube-apiserver %d (there are %d)", cp.Name, i, len(cp.apiservers))
 	}
-	grace := singleAPIServerStopGrace
+	a := cp.apiservers[i]
+	a.mu.Lock()
+	a.down = true
+	a.mu.Unlock()
+	return a.stop(cp, syscall.SIGTERM, cp.stopGrace())
+}
+
+// stopGrace bounds an apiserver's graceful stop.
+func (cp *ControlPlane) stopGrace() time.Duration {
 	if len(cp.apiservers) > 1 {
-		grace = apiserverTerminationGrace
+		return apiserverTerminationGrace
 	}
-	return cp.apiservers[i].stop(cp, syscall.SIGTERM, grace)
+	return singleAPIServerStopGrace
 }
 
 // stop signals the apiserver, SIGKILLs it after grace and waits until it is
@@ -163,15 +184,18 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context, i int) error {
 		return fmt.Errorf("%s: no kube-apiserver %d (there are %d)", cp.Name, i, len(cp.apiservers))
 	}
 	a := cp.apiservers[i]
-	if err := a.start(cp); err != nil {
+	a.mu.Lock()
+	a.down = false
+	err := a.startLocked(cp)
+	a.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	return cp.awaitReady(ctx, a)
 }
 
-func (a *apiserver) start(cp *ControlPlane) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// startLocked starts the process; a.mu is held.
+func (a *apiserver) startLocked(cp *ControlPlane) error {
 	if a.proc != nil || a.pid != 0 {
 		return fmt.Errorf("%s: kube-apiserver %d is running", cp.Name, a.index)
 	}
@@ -232,7 +256,10 @@ func (cp *ControlPlane) startAPIServerClones(ctx context.Context, n int) error {
 			logPath: filepath.Join(cp.Dir, fmt.Sprintf("kube-apiserver-%d.log", i))}
 		cp.apiservers = append(cp.apiservers, a)
 		klog.V(2).InfoS("starting kube-apiserver clone", "cluster", cp.Name, "index", i, "args", args[1:])
-		if err := a.start(cp); err != nil {
+		a.mu.Lock()
+		err := a.startLocked(cp)
+		a.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}

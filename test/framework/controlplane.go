@@ -385,13 +385,39 @@ func (cp *ControlPlane) writeUser(u *envtest.AuthenticatedUser, file string) (st
 // which the LB takes that apiserver out of rotation, so clients of the LB
 // see no outage.
 func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
-	for i := range cp.apiservers {
-		if err := cp.StopAPIServer(i); err != nil {
+	for _, a := range cp.apiservers {
+		if err := cp.restartAPIServer(ctx, a); err != nil {
 			return err
 		}
-		if err := cp.StartAPIServer(ctx, i); err != nil {
-			return fmt.Errorf("%s: kube-apiserver %d not ready after its restart: %w", cp.Name, i, err)
-		}
+	}
+	return nil
+}
+
+// restartAPIServer restarts one apiserver, unless its master is down (or
+// goes down meanwhile): that one starts at its master's boot.
+func (cp *ControlPlane) restartAPIServer(ctx context.Context, a *apiserver) error {
+	a.mu.Lock()
+	down := a.down
+	a.mu.Unlock()
+	if down {
+		klog.V(1).InfoS("kube-apiserver not restarted: its master is down", "cluster", cp.Name, "index", a.index)
+		return nil
+	}
+	if err := a.stop(cp, syscall.SIGTERM, cp.stopGrace()); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	var err error
+	if !a.down {
+		err = a.startLocked(cp)
+	}
+	down = a.down
+	a.mu.Unlock()
+	if err != nil || down {
+		return err
+	}
+	if err := cp.awaitReady(ctx, a); err != nil {
+		return fmt.Errorf("%s: kube-apiserver %d not ready after its restart: %w", cp.Name, a.index, err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -198,6 +199,42 @@ func RestoreNode(ctx context.Context, cs kubernetes.Interface, name string, boun
 	})
 	if err != nil {
 		return fmt.Errorf("node %s not Ready %s after kwok took it back: %w; last seen: %s", name, bound, err, last)
+	}
+	return podsBackAfterBoot(wctx, cs, name)
+}
+
+// podsBackAfterBoot reports Ready again the pods of a node that the node
+// controller marked not Ready while it was down, as its kubelet does once
+// it has started their containers after the boot. kwok plays a pod's start
+// once (a pod with an IP is left alone), so without this the pods a power
+// loss caught would stay not Ready for good.
+func podsBackAfterBoot(ctx context.Context, cs kubernetes.Interface, node string) error {
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return fmt.Errorf("pods of node %s after its boot: %w", node, err)
+	}
+	for _, listed := range pods.Items {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			p, err := cs.CoreV1().Pods(listed.Namespace).Get(ctx, listed.Name, metav1.GetOptions{})
+			if err != nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+				return err
+			}
+			changed, now := false, metav1.Now()
+			for j := range p.Status.Conditions {
+				c := &p.Status.Conditions[j]
+				if (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) && c.Status != corev1.ConditionTrue {
+					c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionTrue, "", "", now
+					changed = true
+				}
+			}
+			if changed {
+				_, err = cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			}
+			return err
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("pod %s/%s Ready after node %s's boot: %w", listed.Namespace, listed.Name, node, err)
+		}
 	}
 	return nil
 }

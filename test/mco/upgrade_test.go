@@ -23,6 +23,8 @@ import (
 	"github.com/tandem-mco/tandem/pkg/controller/node"
 	"github.com/tandem-mco/tandem/test/framework"
 	"github.com/tandem-mco/tandem/test/mcoworld"
+	"github.com/tandem-mco/tandem/test/originmon"
+	"github.com/tandem-mco/tandem/test/osdouble"
 	"github.com/tandem-mco/tandem/test/osimage"
 )
 
@@ -85,9 +87,14 @@ func TestMCOUpgrade(t *testing.T) {
 		NodeSelector: map[string]string{constants.NodeRoleLabelPrefix + constants.WorkerPool: ""}, SpreadOverNodes: true}); err != nil {
 		t.Fatal(err)
 	}
-	mon.start(ctx, t, w)
+	mon.start(ctx, t, w, nodes, os2)
+	coWatch := startCOWatch(ctx, t, w)
 	pair.count(ctx, t)
-	origin := startOriginMonitors(ctx, t, w, etcd, len(workers)-1)
+	origin, err := originmon.Watch(ctx, originmon.WatchOptions{Kube: w.CP.Kube, REST: w.CP.RESTConfig, APIServerURLs: w.CP.APIServerURLs(),
+		Leader: etcd.Leader, Budget: originmon.Budget{Namespace: workloadNamespace, Selector: framework.WorkloadSelector, MinAvailable: len(workers) - 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	v2 := mcoworld.NewRelease("4.21.1-tandem.2", "registry.tandem.test", os2, "")
 	upgradeStart := time.Now()
@@ -101,16 +108,14 @@ func TestMCOUpgrade(t *testing.T) {
 	if err := waitRelease(ctx, w, v2, nodes, 30*time.Minute); err != nil {
 		t.Fatalf("upgrading to %s: %v\n%s", v2.Version, err, w.Diagnose(ctx))
 	}
-	origin.stop()
+	origin.Stop()
+	coWatch.stop()
+	coSeen := coWatch.judge(t)
 	after := poolTargets(ctx, t, w)
 	for pool, name := range after {
 		if before[pool] == name {
 			t.Errorf("pool %s still targets %s after the upgrade: the new OS image never rendered", pool, name)
 		}
-	}
-	cv, err := w.Config.ConfigV1().ClusterVersions().Get(ctx, "version", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	co, err := w.Config.ConfigV1().ClusterOperators().Get(ctx, "machine-config", metav1.GetOptions{})
 	if err != nil {
@@ -122,8 +127,8 @@ func TestMCOUpgrade(t *testing.T) {
 	// staged yet, so the first grants precede their stage, and the daemon
 	// stages before it drains. The promise judged is "nothing is drained
 	// until the stage is done"; the grant order is reported.
-	staged := mon.stagedBeforeGrant(pools, after)
-	stagedBeforeDrain := mon.stagedBeforeDrain(pools, after, dpuHost)
+	staged := mon.stagedBeforeGrant(nodes)
+	stagedBeforeDrain := mon.stagedBeforeDrain(nodes, dpuHost)
 	reboots := mon.reboots()
 	perNode := "1"
 	for _, n := range nodes {
@@ -197,15 +202,14 @@ func TestMCOUpgrade(t *testing.T) {
 	fmt.Printf("mco-real: identities=%d/%d forbidden=%d mcn_guard=%s removed_rule=%s firstboot_el=%d/%d mcs_ignition=%s joined=%d bad_cert=%s mcs_down=%s\n",
 		idOK, idTotal, len(forbidden), guard, removed, pinned, len(nodes), mcsIgnition, joined,
 		refusal(t, "bad cert", refusals.BadCert), refusal(t, "MCS down", refusals.Down))
-	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s available=%t degraded=%t overrides=%d staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
-		v1.Version, v2.Version, len(nodes), coVersion(co), coCondition(co, configv1.OperatorAvailable), coCondition(co, configv1.OperatorDegraded),
-		len(cv.Spec.Overrides), staged, stagedBeforeDrain, perNode, pinned, len(nodes))
+	fmt.Printf("mco-upgrade: from=%s to=%s nodes=%d co_version=%s %s staged_before_grant=%d staged_before_drain=%d reboots_per_node=%s firstboot_el=%d/%d\n",
+		v1.Version, v2.Version, len(nodes), coVersion(co), coSeen, staged, stagedBeforeDrain, perNode, pinned, len(nodes))
 	// Each node's update as origin reads it from the MCO's node events.
-	timelines, err := eventTimelines(ctx, w, nodes, upgradeStart)
+	timelines, err := originmon.EventTimelines(ctx, w.CP.Kube, []string{mcoworld.Namespace, metav1.NamespaceDefault}, nodes, upgradeStart)
 	if err != nil {
 		t.Fatal(err)
 	}
-	maxStaged, eventProblems := judgeTimelines(timelines, nodes)
+	maxStaged, eventProblems := originmon.JudgeTimelines(timelines, nodes)
 	for _, p := range eventProblems {
 		t.Error(p)
 	}
@@ -214,25 +218,25 @@ func TestMCOUpgrade(t *testing.T) {
 		eventsOK = "broken"
 	}
 	fmt.Printf("mco-events: nodes=%d events=%s os_update_staged_max_s=%.1f\n", len(nodes), eventsOK, maxStaged.Seconds())
-	verdict := origin.verdict(nodes)
-	for _, f := range verdict.unready.Failures {
+	verdict := origin.Verdict(nodes)
+	for _, f := range verdict.Unready.Failures {
 		t.Error(f)
 	}
-	if verdict.budgetBroken > 0 {
-		t.Errorf("the workload had fewer Ready pods than its budget's minAvailable (%d) %d times during the upgrade", len(workers)-1, verdict.budgetBroken)
+	if verdict.BudgetBroken > 0 {
+		t.Errorf("the workload had fewer Ready pods than its budget's minAvailable (%d) %d times during the upgrade", len(workers)-1, verdict.BudgetBroken)
 	}
 	// origin allows 3 leader changes per etcd revision rolled out, with no
 	// floor (openshift/origin test/extended/etcd/leader_changes.go at
 	// 0acff9ea8c274c3d599d426ca1bcc00b2cb2b9db); this world's etcd rolls no
 	// revision, so the issue's goal is judged instead: at most one change
 	// per three masters (the leader's own reboot, last).
-	if allowed := len(masters) / 3; verdict.leaderChanges > allowed {
-		t.Errorf("etcd changed leader %d times during the upgrade, want at most %d (one per three masters)", verdict.leaderChanges, allowed)
+	if allowed := len(masters) / 3; verdict.LeaderChanges > allowed {
+		t.Errorf("etcd changed leader %d times during the upgrade, want at most %d (one per three masters)", verdict.LeaderChanges, allowed)
 	}
-	if verdict.apiserversDown != verdict.apiservers || verdict.apiservers != len(masters) {
-		t.Errorf("%d of %d masters' kube-apiservers were seen down during the upgrade, want each of the %d masters': a reboot must stop its master's apiserver", verdict.apiserversDown, verdict.apiservers, len(masters))
+	if verdict.APIServersDown != verdict.APIServers || verdict.APIServers != len(masters) {
+		t.Errorf("%d of %d masters' kube-apiservers were seen down during the upgrade, want each of the %d masters': a reboot must stop its master's apiserver", verdict.APIServersDown, verdict.APIServers, len(masters))
 	}
-	fmt.Println(verdict.line("mco", eventsOK))
+	fmt.Println(verdict.Line("mco", eventsOK))
 	fmt.Printf("mco-upgrade-etcd: initial_leader=%s master_reboot_order=%s rebooted_as_leader=%d\n", mon.initialLeader, strings.Join(mon.masterOrder(), ","), len(mon.leaderReboots()))
 	pair.judge(ctx, t, func() int { return mon.cordonCount(dpuHost) }, func() int { return mon.reboots()[dpuHost] }, infraBefore)
 }
@@ -374,33 +378,54 @@ type upgradeMonitor struct {
 	masters       []string // master shutdown order
 	asLeader      []string
 	problems      []string
+	// runs are the nodes' run dirs, where the rpm-ostree double keeps its
+	// staged deployment; osDigest is the new OS image's digest. At each
+	// node's first grant, cordon and shutdown the double's own state is
+	// read: whether the new OS was staged then (not what the daemon says).
+	runs                                        map[string]string
+	osDigest                                    string
+	stagedAtGrant, stagedAtCordon, stagedAtDown map[string]bool
 }
 
 func newUpgradeMonitor(etcd *framework.EtcdCluster) *upgradeMonitor {
-	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, cordons: map[string]int{}, wentDown: map[string]time.Time{}, rebootCount: map[string]int{}}
+	return &upgradeMonitor{etcd: etcd, staged: map[string]map[string]time.Time{}, granted: map[string]map[string]time.Time{}, cordoned: map[string]time.Time{}, cordons: map[string]int{}, wentDown: map[string]time.Time{}, rebootCount: map[string]int{},
+		runs: map[string]string{}, stagedAtGrant: map[string]bool{}, stagedAtCordon: map[string]bool{}, stagedAtDown: map[string]bool{}}
 }
 
 // start begins the record: the etcd leader now, and a watch of the Nodes.
-func (m *upgradeMonitor) start(ctx context.Context, t *testing.T, w *mcoworld.World) {
+// newOS is the image the upgrade rolls out.
+func (m *upgradeMonitor) start(ctx context.Context, t *testing.T, w *mcoworld.World, nodes []string, newOS string) {
 	leader, err := m.leader(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, digest, ok := strings.Cut(newOS, "@")
+	if !ok {
+		t.Fatalf("the new OS image %q has no digest", newOS)
+	}
 	m.mu.Lock()
-	m.started, m.initialLeader = true, leader
+	m.started, m.initialLeader, m.osDigest = true, leader, digest
+	for _, n := range nodes {
+		sim := w.Node(n)
+		if sim == nil {
+			m.mu.Unlock()
+			t.Fatalf("node %s has no simulated node", n)
+		}
+		m.runs[n] = sim.Run
+	}
 	m.mu.Unlock()
 	// An informer, not a bare watch: a watch the apiserver closes mid-upgrade
 	// would silently stop the counts the test judges.
 	factory := informers.NewSharedInformerFactory(w.CP.Kube, 0)
-	nodes := factory.Core().V1().Nodes().Informer()
-	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	informer := factory.Core().V1().Nodes().Informer()
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { m.nodeSeen(nil, obj.(*corev1.Node)) },
 		UpdateFunc: func(old, cur any) { m.nodeSeen(old.(*corev1.Node), cur.(*corev1.Node)) },
 	}); err != nil {
 		t.Fatal(err)
 	}
 	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		t.Fatal("the upgrade monitor's watch of the Nodes did not sync")
 	}
 }
@@ -413,9 +438,15 @@ func (m *upgradeMonitor) nodeSeen(old, n *corev1.Node) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	first(m.staged, n.Name, n.Annotations[constants.StagedConfigAnnotation], now)
+	if d := n.Annotations[constants.DesiredConfigAnnotation]; d != "" && d != n.Annotations[constants.CurrentConfigAnnotation] {
+		if _, seen := m.stagedAtGrant[n.Name]; !seen {
+			m.stagedAtGrant[n.Name] = m.newOSStaged(n.Name)
+		}
+	}
 	first(m.granted, n.Name, n.Annotations[constants.DesiredConfigAnnotation], now)
 	if _, seen := m.cordoned[n.Name]; n.Spec.Unschedulable && !seen {
 		m.cordoned[n.Name] = now
+		m.stagedAtCordon[n.Name] = m.newOSStaged(n.Name)
 	}
 	if n.Spec.Unschedulable && (old == nil || !old.Spec.Unschedulable) {
 		m.cordons[n.Name]++
@@ -434,41 +465,14 @@ func first(seen map[string]map[string]time.Time, node, config string, now time.T
 	}
 }
 
-func (m *upgradeMonitor) leader(ctx context.Context) (string, error) { return etcdLeader(ctx, m.etcd) }
-
-// etcdLeader is the name of the member that the first member to answer
-// its status names as leader.
-func etcdLeader(ctx context.Context, etcd *framework.EtcdCluster) (string, error) {
-	cli, err := etcd.Client()
-	if err != nil {
-		return "", err
-	}
-	defer cli.Close()
-	for i := range etcd.Size() {
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		st, err := cli.Status(sctx, etcd.MemberClientURL(i))
-		cancel()
-		if err != nil {
-			continue
-		}
-		members, err := cli.MemberList(ctx)
-		if err != nil {
-			return "", err
-		}
-		for _, mem := range members.Members {
-			if mem.ID == st.Leader {
-				return mem.Name, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("no etcd member answered its status")
-}
+func (m *upgradeMonitor) leader(ctx context.Context) (string, error) { return m.etcd.Leader(ctx) }
 
 func (m *upgradeMonitor) shutdown(node, cause string) {
 	m.mu.Lock()
 	started := m.started
 	if _, seen := m.wentDown[node]; started && !seen {
 		m.wentDown[node] = time.Now()
+		m.stagedAtDown[node] = m.newOSStaged(node)
 	}
 	m.mu.Unlock()
 	if !started || !strings.HasPrefix(node, "master-") {
@@ -501,46 +505,54 @@ func (m *upgradeMonitor) boot(node string, ev framework.BootEvent) {
 	}
 }
 
-// stagedBeforeGrant counts the nodes that showed their pool's final
-// config staged before it was granted to them.
-func (m *upgradeMonitor) stagedBeforeGrant(pools map[string][]string, targets map[string]string) int {
-	return m.stagedBefore(pools, targets, func(node, target string) (time.Time, bool) {
-		g, ok := m.granted[node][target]
-		return g, ok
-	})
+// newOSStaged reads the rpm-ostree double's staged deployment of node and
+// says whether it is the new OS. m.mu is held.
+func (m *upgradeMonitor) newOSStaged(node string) bool {
+	run, ok := m.runs[node]
+	if !ok {
+		return false
+	}
+	d, _, err := osdouble.StagedDeployment(run)
+	if err != nil {
+		m.problems = append(m.problems, fmt.Sprintf("%s: reading the double's staged deployment: %v", node, err))
+		return false
+	}
+	return d != nil && (d.ImageDigest == m.osDigest || strings.HasSuffix(d.Origin, "@"+m.osDigest))
 }
 
-// stagedBeforeDrain counts the nodes that showed their pool's final
-// config staged before they were first cordoned (DESIGN.md: nothing is
-// drained until the stage is done). A DPU host (dpuHosts) is first drained
-// for its DPU's update, which the infra cluster starts at the upgrade's
-// first moment, before the release's configs are even rendered: its
-// update's disruption is its one reboot, which is to come after the stage
-// (docs/dpu.md "Coalescing").
-func (m *upgradeMonitor) stagedBeforeDrain(pools map[string][]string, targets map[string]string, dpuHosts ...string) int {
-	return m.stagedBefore(pools, targets, func(node, _ string) (time.Time, bool) {
-		if slices.Contains(dpuHosts, node) {
-			d, ok := m.wentDown[node]
-			return d, ok
+// stagedBeforeGrant counts the nodes whose double held the new OS staged
+// when their update was first granted (reported: at a rollout's start none
+// is staged yet).
+func (m *upgradeMonitor) stagedBeforeGrant(nodes []string) int {
+	return m.count(nodes, m.stagedAtGrant)
+}
+
+// stagedBeforeDrain counts the nodes whose double held the new OS staged
+// at their first cordon (DESIGN.md: nothing is drained until the stage is
+// done). A DPU host (dpuHosts) is first drained for its DPU's update, which
+// the infra cluster starts at the upgrade's first moment, before the
+// release's configs are even rendered: its update's disruption is its one
+// reboot, which is to come after the stage (docs/dpu.md "Coalescing"), so
+// it is read at its shutdown.
+func (m *upgradeMonitor) stagedBeforeDrain(nodes []string, dpuHosts ...string) int {
+	var others, hosts []string
+	for _, n := range nodes {
+		if slices.Contains(dpuHosts, n) {
+			hosts = append(hosts, n)
+		} else {
+			others = append(others, n)
 		}
-		c, ok := m.cordoned[node]
-		return c, ok
-	})
+	}
+	return m.count(others, m.stagedAtCordon) + m.count(hosts, m.stagedAtDown)
 }
 
-// stagedBefore counts the nodes whose pool's final config showed staged
-// before the moment event gives (seen, under the lock).
-func (m *upgradeMonitor) stagedBefore(pools map[string][]string, targets map[string]string, event func(node, target string) (time.Time, bool)) int {
+func (m *upgradeMonitor) count(nodes []string, seen map[string]bool) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for pool, nodes := range pools {
-		for _, node := range nodes {
-			s, sok := m.staged[node][targets[pool]]
-			e, eok := event(node, targets[pool])
-			if sok && eok && s.Before(e) {
-				n++
-			}
+	for _, node := range nodes {
+		if seen[node] {
+			n++
 		}
 	}
 	return n

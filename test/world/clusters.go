@@ -21,7 +21,9 @@ func (w *World) startClusters(ctx context.Context) error {
 	w.Tenant = &Cluster{Name: "tenant", Pools: map[string]int{
 		constants.MasterPool: 1, constants.WorkerPool: w.Opts.WorkerMaxUnavailable}}
 	if w.Tenant.CP, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{
-		Name: "tenant", Dir: w.path("tenant"), EtcdCluster: w.Etcd, KubeControllers: true}); err != nil {
+		// Each master runs its own kube-apiserver (its static pod) behind
+		// the API load balancer, as OpenShift runs them.
+		Name: "tenant", Dir: w.path("tenant"), EtcdCluster: w.Etcd, KubeControllers: true, APIServers: w.Opts.Masters}); err != nil {
 		return err
 	}
 	w.Infra = &Cluster{Name: "infra", Pools: map[string]int{constants.DPUWorkerPool: w.Opts.InfraMaxUnavailable}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tandem-mco/tandem/pkg/constants"
 	"github.com/tandem-mco/tandem/test/framework"
+	"github.com/tandem-mco/tandem/test/originmon"
 )
 
 // Monitor watches the rollout from outside, as an SRE would, and records
@@ -52,6 +53,8 @@ type Monitor struct {
 	external        map[string]time.Time
 	lastDesired     map[string]string
 	lastUnavailable map[string]bool
+	// origin watches the tenant cluster as openshift/origin's monitors do.
+	origin *originmon.Watcher
 }
 
 type masterReboot struct {
@@ -94,6 +97,9 @@ func (m *Monitor) setExternal(node string, on bool) {
 	} else {
 		delete(m.external, node)
 	}
+	if m.origin != nil {
+		m.origin.Excuse(node, on)
+	}
 }
 
 // currentLeader is the etcd leader's member name as last seen.
@@ -114,6 +120,8 @@ const (
 	violationHostUnchecked    = "dpuHostUnchecked"
 	violationHostNotDrained   = "dpuHostNotDrained"
 	violationEtcdMemberNoBack = "etcdMemberDown"
+	violationKubeletNotShown  = "nodeReadyNotReported"
+	violationAPIServer        = "apiserverStopStart"
 )
 
 // violate records a violation that is an event (it happens once).
@@ -152,8 +160,16 @@ func (m *Monitor) start(ctx context.Context) error {
 		_ = cli.Close()
 		return err
 	}
+	origin, err := originmon.Watch(ctx, originmon.WatchOptions{Kube: m.w.Tenant.CP.Kube, REST: m.w.Tenant.CP.RESTConfig,
+		APIServerURLs: m.w.Tenant.CP.APIServerURLs(), Leader: m.w.Etcd.Leader,
+		Budget: originmon.Budget{Namespace: WorkloadNamespace, Selector: framework.WorkloadSelector, MinAvailable: m.w.Opts.Replicas - 1}})
+	if err != nil {
+		_ = cli.Close()
+		return err
+	}
 	m.mu.Lock()
 	m.leader, m.initialLeader = leader, leader
+	m.origin = origin
 	m.mu.Unlock()
 	m.wg.Add(3)
 	go func() {
@@ -171,32 +187,21 @@ func (m *Monitor) stop() {
 		m.cancel()
 	}
 	m.wg.Wait()
+	m.mu.Lock()
+	origin := m.origin
+	m.mu.Unlock()
+	if origin != nil {
+		origin.Stop()
+	}
 }
 
 func (m *Monitor) every(ctx context.Context, d time.Duration, f func()) {
 	wait.UntilWithContext(ctx, func(context.Context) { f() }, d)
 }
 
-// etcdLeader asks every reachable member who leads and names the leader.
+// etcdLeader names the leader, asking the members over cli.
 func (m *Monitor) etcdLeader(ctx context.Context, cli *clientv3.Client) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	members, err := cli.MemberList(ctx)
-	if err != nil {
-		return "", fmt.Errorf("etcd member list: %w", err)
-	}
-	for _, ep := range m.w.Etcd.ClientURLs() {
-		st, err := cli.Status(ctx, ep)
-		if err != nil || st.Leader == 0 {
-			continue
-		}
-		for _, mem := range members.Members {
-			if mem.ID == st.Leader {
-				return mem.Name, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("no etcd member knows a leader")
+	return framework.EtcdLeader(ctx, cli, m.w.Etcd.ClientURLs())
 }
 
 func (m *Monitor) sampleLeader(ctx context.Context, cli *clientv3.Client) {
@@ -361,13 +366,29 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// onShutdown runs as a node goes down. A master takes its etcd member down;
-// a DPU must find its host drained of every non-DaemonSet pod.
-func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
+// onShutdown runs as a node goes down. Its kubelet reports the node
+// NotReady; a master's kube-apiserver terminates gracefully and its etcd
+// member stops; a DPU must find its host drained of every non-DaemonSet
+// pod.
+func (m *Monitor) onShutdown(ctx context.Context, n *Node, sim *framework.SimNode, cause string) {
 	if n.etcdMember >= 0 {
 		m.mu.Lock()
 		m.masterReboots = append(m.masterReboots, masterReboot{name: n.Name, wasLeader: m.leader == n.Name, rebootedAt: time.Now()})
 		m.mu.Unlock()
+	}
+	if sim != nil && sim.KubeletRan() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		if err := framework.NodeShuttingDown(sctx, n.Cluster.CP.Kube, n.Name); err != nil {
+			m.violate(violationKubeletNotShown, n.Name, "%s going down (%s): its Node could not be reported NotReady: %v", n.Name, cause, err)
+		}
+		cancel()
+		if n.etcdMember >= 0 && n.Cluster.CP.APIServers() > 1 {
+			if err := n.Cluster.CP.StopAPIServer(n.etcdMember); err != nil {
+				m.violate(violationAPIServer, n.Name, "%s going down (%s): its kube-apiserver: %v", n.Name, cause, err)
+			}
+		}
+	}
+	if n.etcdMember >= 0 {
 		_ = m.w.Etcd.StopMember(n.etcdMember)
 	}
 	if n.Cluster == m.w.Infra && n.Pair != "" {
@@ -400,8 +421,10 @@ func (m *Monitor) onShutdown(ctx context.Context, n *Node, cause string) {
 	}
 }
 
-// onBoot runs as a node comes back: a master's etcd member restarts.
-func (m *Monitor) onBoot(ctx context.Context, n *Node, ev framework.BootEvent) {
+// onBoot runs as a node comes back: a master's etcd member and
+// kube-apiserver start, then the kubelet reports the node Ready and its
+// pods run again.
+func (m *Monitor) onBoot(ctx context.Context, n *Node, sim *framework.SimNode, ev framework.BootEvent) {
 	if ev.Cause == "start" {
 		return
 	}
@@ -414,5 +437,16 @@ func (m *Monitor) onBoot(ctx context.Context, n *Node, ev framework.BootEvent) {
 		if err := m.w.Etcd.StartMember(sctx, n.etcdMember); err != nil {
 			m.violate(violationEtcdMemberNoBack, n.Name, "etcd member of %s did not come back: %v", n.Name, err)
 		}
+	}
+	if sim == nil || !sim.KubeletRan() {
+		return
+	}
+	if n.etcdMember >= 0 && n.Cluster.CP.APIServers() > 1 {
+		if err := n.Cluster.CP.StartAPIServer(context.WithoutCancel(ctx), n.etcdMember); err != nil {
+			m.violate(violationAPIServer, n.Name, "%s booted (%s) and its kube-apiserver did not start: %v", n.Name, ev.Cause, err)
+		}
+	}
+	if err := framework.RestoreNode(context.WithoutCancel(ctx), n.Cluster.CP.Kube, n.Name, 2*time.Minute); err != nil {
+		m.violate(violationKubeletNotShown, n.Name, "%s booted (%s) and its kubelet did not report Ready: %v", n.Name, ev.Cause, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync/atomic"
 
 	"github.com/tandem-mco/tandem/test/framework"
 )
@@ -64,6 +65,7 @@ func (w *World) startNodes(ctx context.Context) error {
 			// latency, as on a real master (the default policy's governor).
 			args = append(slices.Clone(args), "--etcd-metrics-url="+w.Etcd.MemberMetricsURL(n.etcdMember)+"/metrics")
 		}
+		var self atomic.Pointer[framework.SimNode]
 		opts := framework.SimNodeOptions{
 			Name:            name,
 			Dir:             w.path("nodes", name),
@@ -76,13 +78,16 @@ func (w *World) startNodes(ctx context.Context) error {
 			IOPolicy:        w.Opts.IOPolicy,
 			ExtraArgs:       args,
 			RebootDelay:     w.Opts.RebootDelay,
-			OnShutdown:      func(cause string) { w.monitor.onShutdown(ctx, n, cause) },
-			OnBoot:          func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, ev) },
+			// The hooks run on the node's own goroutines, from its first
+			// boot (before n.Sim is set): they get the node from self.
+			OnShutdown: func(cause string) { w.monitor.onShutdown(ctx, n, self.Load(), cause) },
+			OnBoot:     func(ev framework.BootEvent) { w.monitor.onBoot(ctx, n, self.Load(), ev) },
 		}
 		sim, err := framework.StartSimNode(ctx, opts)
 		if err != nil {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
+		self.Store(sim)
 		n.Sim = sim
 	}
 	return nil

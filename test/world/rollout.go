@@ -149,7 +149,13 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 			if !cycled && r.Name == o.PowerCycle && r.Staged == r.Target && r.Desired != r.Target {
 				w.Opts.Logf("world: power-cycling %s (its staged update is lost)", r.Name)
 				cycled = true
-				if err := w.Nodes[r.Name].Sim.PowerCycle(); err != nil {
+				// A power loss is no disruption of the rollout's: its
+				// NotReady is not counted against the pool's budget,
+				// but the planner must count it (the monitor checks).
+				w.monitor.setExternal(r.Name, true)
+				err := w.Nodes[r.Name].Sim.PowerCycle()
+				w.monitor.setExternal(r.Name, false)
+				if err != nil {
 					return false, err
 				}
 			}
@@ -176,6 +182,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		printTable(o.Table, rows, time.Since(start))
 	}
 	sum := w.summarize(rows, time.Since(start), o, coalesce)
+	w.judgeAsOrigin(context.WithoutCancel(ctx), sum, start, o)
 	sum.Faults = faults.reports()
 	for _, f := range sum.Faults {
 		sum.Invariants = append(sum.Invariants, Invariant{Name: "fault " + f.Name + " made", OK: f.Err == "",

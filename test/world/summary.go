@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tandem-mco/tandem/pkg/constants"
+	"github.com/tandem-mco/tandem/test/originmon"
 )
 
 // Summary is what a rollout showed: per-node disruption, etcd leader
@@ -38,6 +39,10 @@ type Summary struct {
 	// ViolationEpisodes sums, per violation, its episodes (a violation is
 	// told once when it starts and once when it ends).
 	ViolationEpisodes []ViolationTally
+	// Origin is the tenant cluster's upgrade as openshift/origin's
+	// monitors judge it; OriginEvents the nodes' MCO events (ok, broken).
+	Origin       *originmon.Verdict
+	OriginEvents string
 }
 
 // Invariant is one checked property.
@@ -123,7 +128,6 @@ func (w *World) summarize(rows []Row, d time.Duration, o RolloutOptions, coalesc
 		}
 	}
 	check("maxUnavailable never exceeded", len(over) == 0, "seen %v, limits %v", s.MaxUnavailableSeen, s.MaxUnavailable)
-	check("PDB honoured", s.MinReadyWeb >= s.Replicas-1, "fewest ready web pods %d of %d (minAvailable %d)", s.MinReadyWeb, s.Replicas, s.Replicas-1)
 	s.ViolationEpisodes = Tally(m.violations.Episodes(time.Now()))
 	dpuViolations, other := 0, []string{}
 	for _, t := range s.ViolationEpisodes {
@@ -169,6 +173,9 @@ func (s *Summary) Print(out io.Writer) {
 		e.printMasters(out)
 	}
 	fmt.Fprintf(out, "max unavailable seen: %v (limits %v)\n", s.MaxUnavailableSeen, s.MaxUnavailable)
+	if s.Origin != nil {
+		fmt.Fprintln(out, s.Origin.Line("run", s.OriginEvents))
+	}
 	fmt.Fprintln(out, s.Coalesce.Line())
 	if len(s.ViolationEpisodes) > 0 {
 		fmt.Fprintln(out, "violations seen:")

@@ -616,5 +616,17 @@ func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, strin
 		tp = c.tenantPoolOf(p, 0)
 	}
 	return TenantGateVerdict(TenantGateInput{Node: n, Pool: tp, Requests: c.openRequestsFor(n.Name),
-		AnnounceWait: c.opts.AnnounceWait, Now: c.opts.Now()})
+		AnnounceWait: c.opts.AnnounceWait, Now: c.opts.Now(), RequestsUnknown: !c.cachesSynced()})
+}
+
+// cachesSynced reports whether every cache the controller reads has
+// synced. The node planner runs its own informers and may plan before
+// these are read.
+func (c *TenantController) cachesSynced() bool {
+	for _, synced := range c.synced {
+		if !synced() {
+			return false
+		}
+	}
+	return true
 }

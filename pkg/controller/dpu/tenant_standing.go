@@ -101,6 +101,11 @@ type TenantGateInput struct {
 	Requests     []*dpuv1.HostMaintenance
 	AnnounceWait time.Duration
 	Now          time.Time
+	// RequestsUnknown is set while the requests are not read yet (the
+	// controller's caches have not synced, as after its restart): an empty
+	// Requests then says nothing, and a paired host granted now would not
+	// wait for its DPU.
+	RequestsUnknown bool
 }
 
 // TenantGateVerdict decides whether the tenant planner may grant a node its
@@ -112,7 +117,12 @@ type TenantGateInput struct {
 //     target appeared, up to AnnounceWait for the DPU to ask for a Drain:
 //     both clusters may have started their updates at the same moment, and
 //     whichever drain comes first then serves both.
+//   - While the requests are unknown, no node is granted: the gate fails
+//     closed.
 func TenantGateVerdict(in TenantGateInput) (bool, string) {
+	if in.RequestsUnknown {
+		return false, fmt.Sprintf("the HostMaintenance requests are not read yet (caches syncing): node %s may have a DPU or open maintenance", in.Node.Name)
+	}
 	var pair *dpuv1.HostMaintenance
 	for _, hm := range in.Requests {
 		if hm.DeletionTimestamp != nil || hm.Status.Phase.Terminal() {

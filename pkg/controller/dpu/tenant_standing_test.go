@@ -33,6 +33,8 @@ func TestTenantGateVerdict(t *testing.T) {
 			Requests: []*dpuv1.HostMaintenance{pair}, Now: t0}, true, ""},
 		{"paired, target's creation unknown: grant", TenantGateInput{Node: doneNode("w0").View, Pool: TenantPool{Target: cfgB},
 			Requests: []*dpuv1.HostMaintenance{pair}, AnnounceWait: 2 * time.Minute, Now: t0}, true, ""},
+		{"requests not read yet (the caches syncing after a restart): held", TenantGateInput{Node: doneNode("w0").View, Pool: pool,
+			RequestsUnknown: true}, false, "not read yet"},
 		{"a Taint does not hold the update", TenantGateInput{Node: doneNode("w0").View, Pool: pool,
 			Requests: []*dpuv1.HostMaintenance{request("t", "w0", dpuv1.ActionTaint, time.Minute)}}, true, ""},
 	}

@@ -1,6 +1,4 @@
-//go:build mco
-
-package mco
+package originmon
 
 import (
 	"context"
@@ -12,25 +10,24 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/tandem-mco/tandem/test/mcoworld"
+	"k8s.io/client-go/kubernetes"
 )
 
-// nodeEvent is one event of a node's timeline, at the time its name
+// NodeEvent is one event of a node's timeline, at the time its name
 // carries (client-go's recorder and the MCO name events
 // <object>.<unix nanos in hex>; the timestamps keep only seconds).
-type nodeEvent struct {
-	at     time.Time
-	reason string
+type NodeEvent struct {
+	At     time.Time
+	Reason string
 }
 
-// eventTimelines are each node's events since since, from both places the
-// MCO's daemon records them (its namespace, and default for
+// EventTimelines are each node's events since since, from the namespaces
+// the MCO's daemon records them in (its own, and default for
 // OSUpdateStaged), in order.
-func eventTimelines(ctx context.Context, w *mcoworld.World, nodes []string, since time.Time) (map[string][]nodeEvent, error) {
-	out := map[string][]nodeEvent{}
-	for _, ns := range []string{mcoworld.Namespace, metav1.NamespaceDefault} {
-		evs, err := w.CP.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Node"})
+func EventTimelines(ctx context.Context, kube kubernetes.Interface, namespaces, nodes []string, since time.Time) (map[string][]NodeEvent, error) {
+	out := map[string][]NodeEvent{}
+	for _, ns := range namespaces {
+		evs, err := kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Node"})
 		if err != nil {
 			return nil, err
 		}
@@ -39,11 +36,11 @@ func eventTimelines(ctx context.Context, w *mcoworld.World, nodes []string, sinc
 			if !ok || at.Before(since) {
 				continue
 			}
-			out[e.InvolvedObject.Name] = append(out[e.InvolvedObject.Name], nodeEvent{at, e.Reason})
+			out[e.InvolvedObject.Name] = append(out[e.InvolvedObject.Name], NodeEvent{At: at, Reason: e.Reason})
 		}
 	}
 	for _, n := range nodes {
-		sort.Slice(out[n], func(i, j int) bool { return out[n][i].at.Before(out[n][j].at) })
+		sort.Slice(out[n], func(i, j int) bool { return out[n][i].At.Before(out[n][j].At) })
 	}
 	return out, nil
 }
@@ -60,22 +57,22 @@ func eventTime(e corev1.Event) (time.Time, bool) {
 	return time.Unix(0, n), true
 }
 
-// judgeTimelines checks each node's update against what origin reads from
+// JudgeTimelines checks each node's update against what origin reads from
 // these events (openshift/origin pkg/monitortests/node/nodestateanalyzer
 // and legacycvomonitortests/operators.go testOperatorOSUpdateStaged):
 // one OSUpdateStarted then one OSUpdateStaged, the OS staged before the
 // node is drained or rebooted, one Reboot, and NodeDone after it. It
 // returns the longest Started-to-Staged time (origin flakes over 5 minutes
 // and fails over 10) and the problems.
-func judgeTimelines(timelines map[string][]nodeEvent, nodes []string) (maxStaged time.Duration, problems []string) {
+func JudgeTimelines(timelines map[string][]NodeEvent, nodes []string) (maxStaged time.Duration, problems []string) {
 	for _, n := range nodes {
 		first := map[string]time.Time{}
 		count := map[string]int{}
 		for _, e := range timelines[n] {
-			if count[e.reason] == 0 {
-				first[e.reason] = e.at
+			if count[e.Reason] == 0 {
+				first[e.Reason] = e.At
 			}
-			count[e.reason]++
+			count[e.Reason]++
 		}
 		for _, r := range []string{"OSUpdateStarted", "OSUpdateStaged", "Reboot", "NodeDone"} {
 			if count[r] == 0 {
@@ -107,10 +104,10 @@ func judgeTimelines(timelines map[string][]nodeEvent, nodes []string) (maxStaged
 	return maxStaged, problems
 }
 
-func reasons(evs []nodeEvent) []string {
+func reasons(evs []NodeEvent) []string {
 	var out []string
 	for _, e := range evs {
-		out = append(out, e.reason)
+		out = append(out, e.Reason)
 	}
 	return out
 }
