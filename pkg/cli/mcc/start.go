@@ -218,6 +218,14 @@ func runControllers(ctx context.Context, o options, cfg *rest.Config, kube kuber
 	if etcdRun != nil {
 		gateRuns = append(gateRuns, etcdRun)
 	}
+	revisionGate, revisionRun, err := etcdRevisionGate(cfg)
+	if err != nil {
+		return fmt.Errorf("etcd revision gate: %w", err)
+	}
+	if revisionGate != nil {
+		gates = append(gates, revisionGate)
+		gateRuns = append(gateRuns, revisionRun)
+	}
 	// A host update the DPU side coalesces with its maintenance passes the
 	// same cluster gates as one the planner grants.
 	dpuKube, _, err := clientsFor(cfg, "dpu-controllers")

@@ -100,6 +100,11 @@ const (
 	// while the daemon retries. Reported in the pool's StagesFailed
 	// condition, not in DisruptionHeld: it holds one node, not the pool.
 	HoldStageFailed HoldReason = "StageFailed"
+	// HoldEtcdRevision: the etcd operator is rolling a new revision of its
+	// static pods (it restarts the members one by one); the control-plane
+	// pool's grants wait, so that no master reboots while a member
+	// restarts (cluster-etcd-operator #1663).
+	HoldEtcdRevision HoldReason = "EtcdRevisionRollout"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
@@ -107,7 +112,7 @@ const (
 func (r HoldReason) Safety() bool {
 	switch r {
 	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate,
-		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker, HoldInvalidSettings:
+		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker, HoldInvalidSettings, HoldEtcdRevision:
 		return true
 	}
 	return false
