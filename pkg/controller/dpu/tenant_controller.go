@@ -615,8 +615,12 @@ func (g tenantGate) MayDisrupt(pool node.PoolView, n node.NodeView) (bool, strin
 	if p, err := c.pools.Get(pool.Name); err == nil {
 		tp = c.tenantPoolOf(p, 0)
 	}
+	wait := c.opts.AnnounceWait
+	if c.configs == nil {
+		wait = 0 // no configs to tell a target's creation: paired hosts do not wait
+	}
 	return TenantGateVerdict(TenantGateInput{Node: n, Pool: tp, Requests: c.openRequestsFor(n.Name),
-		AnnounceWait: c.opts.AnnounceWait, Now: c.opts.Now(), RequestsUnknown: !c.cachesSynced()})
+		AnnounceWait: wait, Now: c.opts.Now(), RequestsUnknown: !c.cachesSynced()})
 }
 
 // cachesSynced reports whether every cache the controller reads has

@@ -143,6 +143,13 @@ func TenantGateVerdict(in TenantGateInput) (bool, string) {
 	if pair == nil || in.Pool.Target == "" || in.Node.Current == in.Pool.Target {
 		return true, ""
 	}
+	if in.AnnounceWait > 0 && in.Pool.TargetSince.IsZero() {
+		// The wait counts from the target's creation; a cache that has
+		// not shown the new rendered config yet (a watch reconnecting)
+		// must not let the host go ahead of its DPU.
+		return false, fmt.Sprintf("node %s has DPU %s: its update waits for the DPU, and when %s was created is not read yet",
+			in.Node.Name, dpuOf(pair), in.Pool.Target)
+	}
 	until, ok := announceDeadline(in.Pool, in.AnnounceWait)
 	if !ok || !in.Now.Before(until) {
 		return true, ""
