@@ -20,7 +20,7 @@ import (
 // by the MCO's node events. Nodes a fault took down are left out of the
 // once-only and event checks (a power loss is a second unready episode and
 // a second stage) and named.
-func (w *World) judgeAsOrigin(ctx context.Context, sum *Summary, start time.Time, o RolloutOptions) {
+func (w *World) judgeAsOrigin(ctx context.Context, sum *Summary, start time.Time) {
 	m := w.monitor
 	m.mu.Lock()
 	origin := m.origin
@@ -48,7 +48,7 @@ func (w *World) judgeAsOrigin(ctx context.Context, sum *Summary, start time.Time
 		check("each master's kube-apiserver down during its reboot", v.APIServersDown == v.APIServers && v.APIServers == w.Opts.Masters,
 			"%d of %d apiservers seen down, %d masters", v.APIServersDown, v.APIServers, w.Opts.Masters)
 	}
-	judged := slices.DeleteFunc(slices.Clone(updated), func(n string) bool { return slices.Contains(v.Excused, n) || n == o.PowerCycle })
+	judged := slices.DeleteFunc(slices.Clone(updated), func(n string) bool { return slices.Contains(v.Excused, n) })
 	timelines, err := originmon.EventTimelines(ctx, w.Tenant.CP.Kube, []string{constants.MCONamespace, metav1.NamespaceDefault}, judged, start)
 	if err != nil {
 		sum.OriginEvents = "unread"

@@ -182,7 +182,7 @@ func (w *World) Rollout(ctx context.Context, o RolloutOptions) (*Summary, error)
 		printTable(o.Table, rows, time.Since(start))
 	}
 	sum := w.summarize(rows, time.Since(start), o, coalesce)
-	w.judgeAsOrigin(context.WithoutCancel(ctx), sum, start, o)
+	w.judgeAsOrigin(context.WithoutCancel(ctx), sum, start)
 	sum.Faults = faults.reports()
 	for _, f := range sum.Faults {
 		sum.Invariants = append(sum.Invariants, Invariant{Name: "fault " + f.Name + " made", OK: f.Err == "",
