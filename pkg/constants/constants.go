@@ -114,6 +114,14 @@ const (
 	// duration ("5m", "90s", "0s": at once). Default 5m. A shorter
 	// failure is a blip: it opens nothing and unstages nothing.
 	FailedNodeGraceAnnotation = Prefix + "failedNodeGrace"
+	// UpdateOrderAnnotation guides the order of grants (MCO #2059, "Allow
+	// administrators to guide upgrade ordering"). On a Node, an integer as
+	// proposed in MCO PR #2162: higher values are granted first, 0 keeps the
+	// node out of updates (it still stages), absent counts as 1. On a MachineConfigPool, as proposed in MCO PR
+	// #6407: OldestFirst (the default) or NewestFirst, the age order within
+	// a zone. Never ahead of the etcd and DPU rules: the etcd leader still
+	// goes last, and a DPU host still waits for its pair.
+	UpdateOrderAnnotation = Prefix + "update-order"
 	// ResumeRolloutAnnotation on a MachineConfigPool: set by an admin to the
 	// target config's name to let a rollout go on past the circuit breaker.
 	ResumeRolloutAnnotation = Prefix + "resumeRollout"

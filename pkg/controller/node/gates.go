@@ -19,7 +19,7 @@ type ReasonedGate interface {
 // and the manual holds on the pool or its nodes. They read only the views
 // and the plan's clock, so Plan stays pure.
 func poolGates(pool PoolView, now time.Time) []DisruptionGate {
-	gates := []DisruptionGate{holdGate{}}
+	gates := []DisruptionGate{holdGate{}, updateOrderGate{}}
 	if spec, ok := pool.Annotations[constants.MaintenanceWindowsAnnotation]; ok {
 		ws, err := ParseWindows(spec)
 		gates = append(gates, windowGate{windows: ws, err: err, now: now})

@@ -27,7 +27,10 @@ import (
 //     rounding, at least 1); nodes already unavailable, and nodes failing on
 //     the target, use up that capacity (PlacesUsed, the MCO's
 //     getAllCandidateMachines).
-//     Staged nodes go first, then the MCO's zone-then-age order.
+//     The admin's update-order goes first (higher first; 0 never, and an
+//     update-order that does not parse holds the pool), then staged
+//     nodes, then the MCO's zone-then-age order (newest first if the pool
+//     says so).
 //   - Control plane (etcd ordering on): nothing is granted while etcd is
 //     unreachable or a member is unhealthy; never more members down than
 //     quorum allows; the leader's node is granted last, only after every
@@ -69,10 +72,10 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 		halt(&r, pool, nodes, breaker)
 	default:
 		order := newEtcdOrder(pool, nodes, facts.Etcd)
-		if maxErr != nil {
+		if reason, err := invalidSetting(maxErr, invalidUpdateOrder(pool, nodes)); err != nil {
 			for _, n := range nodes {
 				if n.Desired != pool.Target {
-					r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldInvalidMaxUnavail, Message: maxErr.Error()})
+					r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: reason, Message: err.Error()})
 				}
 			}
 		} else {
@@ -88,6 +91,19 @@ func Plan(pool PoolView, nodes []NodeView, facts Facts) Result {
 	r.Events = append(r.Events, setEtcdOrdering(&status, pool.Status, pool, facts.EtcdOrdering, metav1.NewTime(facts.Now))...)
 	r.Status = &status
 	return r
+}
+
+// invalidSetting picks the first setting of the pool that does not parse
+// and holds all its grants: an invalid maxUnavailable, then an invalid
+// update-order.
+func invalidSetting(maxErr, orderErr error) (HoldReason, error) {
+	switch {
+	case maxErr != nil:
+		return HoldInvalidMaxUnavail, maxErr
+	case orderErr != nil:
+		return HoldInvalidUpdateOrder, orderErr
+	}
+	return "", nil
 }
 
 // withGrants returns nodes as they will be once grants are applied: a
@@ -141,7 +157,7 @@ func planStages(r *Result, pool PoolView, nodes []NodeView, order etcdOrder) {
 		}
 		want = append(want, n)
 	}
-	sortCandidates(want, pool.Target, leaderOf(order))
+	sortCandidates(want, pool, leaderOf(order))
 	var names []string
 	for _, n := range want {
 		if staging >= limit {
@@ -173,11 +189,18 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldStageFailed, Message: stageFailureMessage(n)})
 			continue
 		}
+		if n.keptOut() {
+			// Not a candidate either: the admin said never, so it is held
+			// as that, not as one more node waiting for a place.
+			_, why := updateOrderGate{}.MayDisrupt(pool, n)
+			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldUpdateOrder, Message: "UpdateOrder: " + why})
+			continue
+		}
 		candidates = append(candidates, n)
 	}
 	capacity = max(capacity, 0)
 	r.Capacity = capacity
-	sortCandidates(candidates, pool.Target, leaderOf(order))
+	sortCandidates(candidates, pool, leaderOf(order))
 
 	budget := order.budget
 	var granted []string

@@ -107,10 +107,7 @@ func (w *world) planPool(c *cluster) {
 	case w.kind == kindDPU:
 		facts.Gates = []node.DisruptionGate{w.tenantCtl.Gate()}
 	}
-	desiredBefore := map[string]string{}
-	for _, n := range c.nodes {
-		desiredBefore[n.name] = n.ann[constants.DesiredConfigAnnotation]
-	}
+	desiredBefore := desiredNow(c)
 	list := func() ([]*corev1.Node, error) { return c.cached(), nil }
 	r, views, err := node.AdmitPool(w.ctx, c.adm, c.pool, list, facts, plannerWriter{w, c})
 	if w.debug {
@@ -146,6 +143,9 @@ func (w *world) planPool(c *cluster) {
 	}
 	w.judge(c, deciderPlanner, before, counted)
 	w.judgeStageFailures(c, r, desiredBefore)
+	if c == w.tenant {
+		w.judgeOrder(c, r, desiredBefore)
+	}
 	if c == w.infra {
 		for _, n := range c.nodes {
 			if d := n.ann[constants.DesiredConfigAnnotation]; d != desiredBefore[n.name] && d == c.pool.Target {
@@ -238,11 +238,12 @@ func (w *world) requestNames() []string {
 // its status writes.
 func (w *world) decideTenant() {
 	c := w.tenant
-	before, counted := w.admissionsOf(c), w.countedNow(c)
+	before, counted, desiredBefore := w.admissionsOf(c), w.countedNow(c), desiredNow(c)
 	if _, err := w.tenantCtl.Sync(w.ctx); err != nil && w.debug {
 		fmt.Printf("step %d tenant-sync failed (retried next step): %v\n", w.step, err)
 	}
 	w.judge(c, deciderHostMaintenance, before, counted)
+	w.judgeKeptOut(c, deciderHostMaintenance, desiredBefore)
 }
 
 // decideInfra is the infra controller's Sync of every DPU (leader mode,

@@ -119,6 +119,7 @@ type profile struct {
 	writeTimeoutP, writeRefuseP, dpuRef float64 // planner writes time out (applied) or are refused; DPU writes refused
 	maxLag                              int     // the cache shows a write up to maxLag steps late
 	namedMembers                        bool    // etcd members named like their nodes (else: by address)
+	orderP                              float64 // the admin changes a node's update-order
 }
 
 type stats struct {
@@ -133,6 +134,10 @@ type stats struct {
 	// Degraded), grants the planner gave back, revocations refused by their
 	// test ops, and plans that held a node for its failed stage.
 	stageFailures, revocations, revocationConflicts, stageFailedHolds int
+	// R8: update-order changes, plans that held a node kept out (0) or
+	// the pool for an unreadable value, and grants judged against a node
+	// of a higher order.
+	orderChanges, orderKeptOutHolds, orderInvalidHolds, orderJudged int
 }
 
 // The deciders that admit disruption in a tenant pool, as judge names them.
@@ -192,6 +197,9 @@ func newWorld(seed uint64, st *stats) *world {
 		dpuRef:        rng.Float64() * 0.1,
 		maxLag:        rng.IntN(4),
 		namedMembers:  rng.IntN(2) == 0,
+	}
+	if rng.IntN(2) == 0 {
+		w.profile.orderP = rng.Float64() * 0.05
 	}
 	switch w.kind {
 	case kindControlPlane:
@@ -301,7 +309,11 @@ func (w *world) chaos() {
 		if w.etcd != nil {
 			w.etcd.calm()
 		}
+		w.admitOrders()
 		return
+	}
+	if w.rng.Float64() < w.profile.orderP {
+		w.changeOrder()
 	}
 	p := w.profile
 	for _, c := range w.clusters() {
@@ -603,14 +615,16 @@ func TestPlannerInvariants(t *testing.T) {
 		}
 		return
 	}
-	violations := 0
+	violations, failedSeeds := 0, 0
 	st := newStats()
 	for seed := range uint64(schedules) {
 		w := newWorld(seed, st)
 		w.run()
 		if len(w.failures) > 0 {
 			violations += len(w.failures)
-			if violations < 20 {
+			// The first seeds say what failed; the count below fails the
+			// test whatever their number.
+			if failedSeeds++; failedSeeds <= 10 {
 				t.Errorf("seed %d (%s, %d nodes): %s", seed, w.tenant.pool.Name, len(w.tenant.nodes), strings.Join(w.failures[:min(len(w.failures), 5)], "\n\t"))
 			}
 		}
@@ -620,6 +634,12 @@ func TestPlannerInvariants(t *testing.T) {
 	if st.stageFailures == 0 || st.revocations == 0 || st.stageFailedHolds == 0 {
 		t.Errorf("the schedules did not reach R-a and R-b: %d stage failures, %d revocations, %d plans holding a failed stage",
 			st.stageFailures, st.revocations, st.stageFailedHolds)
+	}
+	fmt.Printf("planner-update-order: changes=%d kept_out_holds=%d invalid_holds=%d grants_judged=%d\n",
+		st.orderChanges, st.orderKeptOutHolds, st.orderInvalidHolds, st.orderJudged)
+	if st.orderChanges == 0 || st.orderKeptOutHolds == 0 || st.orderInvalidHolds == 0 || st.orderJudged == 0 {
+		t.Errorf("the schedules did not reach R8: %d order changes, %d plans holding a node kept out, %d holding an unreadable order, %d grants judged",
+			st.orderChanges, st.orderKeptOutHolds, st.orderInvalidHolds, st.orderJudged)
 	}
 	fmt.Printf("planner-coverage: plans=%d grants=%d stages=%d move_leader=%d etcd_held_plans=%d paused_plans=%d retargets=%d "+
 		"write_faults=%d daemon_failures=%d reboots=%d power_losses=%d flaps=%d admitted_requests=%d coalesced=%d infra_grants=%d "+
@@ -643,4 +663,7 @@ func TestPlannerInvariants(t *testing.T) {
 		deciders++
 	}
 	fmt.Printf("planner-invariants: schedules=%d violations=%d deciders=%d\n", schedules, violations, deciders)
+	if violations > 0 {
+		t.Errorf("%d violations in %d of %d schedules", violations, failedSeeds, schedules)
+	}
 }

@@ -105,6 +105,12 @@ const (
 	// pool's grants wait, so that no master reboots while a member
 	// restarts (cluster-etcd-operator #1663).
 	HoldEtcdRevision HoldReason = "EtcdRevisionRollout"
+	// HoldUpdateOrder: the admin keeps the node out of updates (its
+	// update-order is 0), or its update-order does not parse.
+	HoldUpdateOrder HoldReason = "UpdateOrder"
+	// HoldInvalidUpdateOrder: an update-order on the pool or on one of its
+	// nodes does not parse; the whole pool waits for it to be fixed.
+	HoldInvalidUpdateOrder HoldReason = "InvalidUpdateOrder"
 )
 
 // Safety reports whether the hold is for safety (something is wrong) rather
@@ -112,7 +118,8 @@ const (
 func (r HoldReason) Safety() bool {
 	switch r {
 	case HoldInvalidMaxUnavail, HoldEtcdUnreachable, HoldEtcdUnhealthy, HoldNoMoveLeaderTarget, HoldGate,
-		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker, HoldInvalidSettings, HoldEtcdRevision:
+		HoldMaintenanceWindow, HoldManual, HoldBlockingPods, HoldFiringAlerts, HoldCircuitBreaker, HoldInvalidSettings, HoldEtcdRevision,
+		HoldUpdateOrder, HoldInvalidUpdateOrder:
 		return true
 	}
 	return false

@@ -45,7 +45,27 @@ type NodeView struct {
 	// NetworkUnavailable=False (absent conditions do not count against it).
 	Ready         bool
 	Unschedulable bool
+
+	// UpdateOrder is the admin's order (constants.UpdateOrderAnnotation)
+	// when HasUpdateOrder: higher first, 0 never. Without the annotation
+	// the node's order is DefaultUpdateOrder (see order), so a NodeView
+	// built without these fields is an ordinary node. UpdateOrderErr says
+	// why the annotation does not parse.
+	UpdateOrder    int
+	HasUpdateOrder bool
+	UpdateOrderErr string
 }
+
+// order is the node's place in the admin's order: higher goes first.
+func (n NodeView) order() int {
+	if n.HasUpdateOrder {
+		return n.UpdateOrder
+	}
+	return DefaultUpdateOrder
+}
+
+// keptOut reports a node the admin keeps out of updates (update-order 0).
+func (n NodeView) keptOut() bool { return n.HasUpdateOrder && n.UpdateOrder == 0 }
 
 // stageFailedFor reports whether the node's stage of cfg failed (and is
 // being retried). A stageFailure that does not parse names no config; it
@@ -125,6 +145,10 @@ type PoolView struct {
 	// Annotations are the pool's annotations: maintenance windows, holds and
 	// the circuit breaker's settings are read from them.
 	Annotations map[string]string
+	// NewestFirst reverses the MCO's age order within a zone (the pool's
+	// update-order annotation); UpdateOrderErr says why that does not parse.
+	NewestFirst    bool
+	UpdateOrderErr string
 	// Status is the pool's status as last reported; the planner keeps what it
 	// does not own (RenderDegraded, certificate expiries) and transition times.
 	Status mcfgv1.MachineConfigPoolStatus
@@ -151,6 +175,12 @@ func ViewOfNode(n *corev1.Node) NodeView {
 		DesiredDrain:  a[constants.DesiredDrainAnnotation],
 		Ready:         NodeReady(n),
 		Unschedulable: n.Spec.Unschedulable,
+	}
+	raw, ok := a[constants.UpdateOrderAnnotation]
+	if order, err := ParseNodeUpdateOrder(raw, ok); err != nil {
+		v.UpdateOrderErr = err.Error()
+	} else {
+		v.UpdateOrder, v.HasUpdateOrder = order, ok
 	}
 	if raw, ok := a[constants.StageFailureAnnotation]; ok {
 		v.StageFailure = raw
@@ -206,6 +236,12 @@ func ViewOfPool(p *mcfgv1.MachineConfigPool) PoolView {
 		ControlPlane:   p.Name == constants.MasterPool,
 		Annotations:    p.Annotations,
 		Status:         *p.Status.DeepCopy(),
+	}
+	raw, ok := p.Annotations[constants.UpdateOrderAnnotation]
+	newest, err := ParsePoolUpdateOrder(raw, ok)
+	v.NewestFirst = newest
+	if err != nil {
+		v.UpdateOrderErr = err.Error()
 	}
 	if s, ok := p.Annotations[constants.StageConcurrencyAnnotation]; ok && s != "" {
 		c := intstr.Parse(s)
