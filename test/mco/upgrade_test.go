@@ -1,5 +1,7 @@
 //go:build mco
 
+// Package mco tests tandem deployed by the MCO's own operator (test/mcoworld):
+// the MCO image, the installer's bootstrap, the takeover and an OpenShift upgrade.
 package mco
 
 import (

@@ -1,5 +1,7 @@
 //go:build integration
 
+// Package controller runs tandem's node controller, or the machine-config-controller
+// command with the MCO's arguments, against a real kube-apiserver and a real etcd.
 package controller
 
 import (
