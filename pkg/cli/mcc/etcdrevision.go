@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	operatorclientset "github.com/openshift/client-go/operator/clientset/versioned"
 	operatorinformers "github.com/openshift/client-go/operator/informers/externalversions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -32,9 +31,9 @@ func etcdRevisionGate(cfg *rest.Config) (node.DisruptionGate, func(context.Conte
 	if err != nil {
 		return nil, nil, err
 	}
-	served, err := etcdsServed(d)
+	served, err := discovery.IsResourceEnabled(d, etcdsGVR)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("discovering %s: %w", etcdsGVR.GroupVersion(), err)
 	}
 	if !served {
 		klog.InfoS("The etcd operator's API is not served; the control plane's grants do not wait for etcd revisions", "api", "etcds.operator.openshift.io/v1")
@@ -71,19 +70,5 @@ func etcdRevisionGate(cfg *rest.Config) (node.DisruptionGate, func(context.Conte
 	return gate, run, nil
 }
 
-// etcdsServed reports whether the API server serves etcds.operator.openshift.io/v1.
-func etcdsServed(d discovery.DiscoveryInterface) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion("operator.openshift.io/v1")
-	if err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || strings.Contains(err.Error(), "could not find the requested resource") {
-			return false, nil
-		}
-		return false, fmt.Errorf("discovering operator.openshift.io/v1: %w", err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == "etcds" {
-			return true, nil
-		}
-	}
-	return false, nil
-}
+// etcdsGVR is the etcd operator's resource the revision gate watches.
+var etcdsGVR = schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1", Resource: "etcds"}

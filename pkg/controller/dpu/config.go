@@ -174,9 +174,9 @@ func (c Config) nodeMaintenances(cfg *rest.Config) (dynamic.Interface, error) {
 		if err != nil {
 			return nil, err
 		}
-		served, err := NodeMaintenanceServed(d)
+		served, err := discovery.IsResourceEnabled(d, NodeMaintenanceGVR)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("discovering %s: %w", NodeMaintenanceGVR.GroupVersion(), err)
 		}
 		if !served {
 			klog.InfoS("The NodeMaintenance API is not served; not serving the dpu-network-operator's NodeMaintenance objects",

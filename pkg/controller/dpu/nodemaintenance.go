@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
@@ -38,29 +37,6 @@ const (
 
 // NodeMaintenanceGVR is the medik8s NodeMaintenance resource.
 var NodeMaintenanceGVR = schema.GroupVersionResource{Group: "nodemaintenance.medik8s.io", Version: "v1beta1", Resource: "nodemaintenances"}
-
-// NodeMaintenanceServed reports whether the cluster serves the
-// NodeMaintenance API (its CRD is installed).
-func NodeMaintenanceServed(d discovery.DiscoveryInterface) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(NodeMaintenanceGVR.GroupVersion().String())
-	if err != nil {
-		if isNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("discovering %s: %w", NodeMaintenanceGVR.GroupVersion(), err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == NodeMaintenanceGVR.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func isNotFound(err error) bool {
-	return err != nil && (meta.IsNoMatchError(err) || strings.Contains(err.Error(), "not found") ||
-		strings.Contains(err.Error(), "could not find the requested resource"))
-}
 
 // newNodeMaintenanceInformer watches every NodeMaintenance, indexed by
 // spec.nodeName.
