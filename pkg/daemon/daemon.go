@@ -396,28 +396,15 @@ func (d *Daemon) reportFailure(ctx context.Context, ob *observation, a Action, e
 	d.flushConditionsWith(ctx, fallback)
 }
 
-// durableWriteHooks are the test hook's points inside the first file's
-// durable replacement of a WriteFiles: "WriteFiles.written" (the new
-// content written, not yet fsynced) and "WriteFiles.renamed" (renamed over
-// the path, the directory not yet fsynced). One file is enough to crash
-// half-way through a replacement; every file would multiply the crash
-// suite without reaching another state of the record.
+// durableWriteHooks are the test hook's points inside each path's durable
+// replacement of a WriteFiles: "WriteFiles.written" (the new content
+// written, not yet fsynced) and "WriteFiles.renamed" (renamed over the
+// path, the directory not yet fsynced), one occurrence per path. Every
+// path, not only the first: a crash between two config files leaves the
+// node between two configs, and the crash suite judges each file there.
 func (d *Daemon) durableWriteHooks(ctx context.Context) (written, renamed func(string) error) {
-	var w, r bool
-	written = func(string) error {
-		if w {
-			return nil
-		}
-		w = true
-		return d.hookAt(ctx, "WriteFiles.written")
-	}
-	renamed = func(string) error {
-		if r {
-			return nil
-		}
-		r = true
-		return d.hookAt(ctx, "WriteFiles.renamed")
-	}
+	written = func(string) error { return d.hookAt(ctx, "WriteFiles.written") }
+	renamed = func(string) error { return d.hookAt(ctx, "WriteFiles.renamed") }
 	return written, renamed
 }
 

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	ign3types "github.com/coreos/ignition/v2/config/v3_5/types"
+
 	"github.com/tandem-mco/tandem/pkg/daemon"
 	"github.com/tandem-mco/tandem/test/framework"
 )
@@ -36,10 +38,14 @@ import (
 // Each node's root, sysroot and /run are file systems with their own page
 // cache (test/pagecachefs): a kill -9 keeps what the daemon and the
 // rpm-ostree double wrote and never synced; a power loss drops it, as a
-// real one does. Crash points fall inside the durable writes too: the first
+// real one does. Crash points fall inside the durable writes too: each
 // file of an update held after its write and before its fsync
-// (WriteFiles.written), and after its rename and before the directory's
-// fsync (WriteFiles.renamed).
+// (WriteFiles.written, one occurrence per path), and after its rename and
+// before the directory's fsync (WriteFiles.renamed). Right after every
+// power loss, before the daemon runs again, each config file must be one
+// config's whole version (judgeWhole); at the end, the node must hold the
+// end config's files exactly (judgeFiles). Both oracles read the
+// MachineConfigs' Ignition, not the daemon's files.Plan.
 //
 // The daemon's action kinds are read from pkg/daemon's source (every
 // constant of type ActionKind), not listed here: a kind that no scenario
@@ -219,6 +225,7 @@ type crashRun struct {
 
 	mu       sync.Mutex
 	allowed  map[string]bool // images a boot may bring up
+	granted  []string        // configs granted so far, in order
 	bootErrs []string
 	pending  []chan error // one per armed crash: nil once it happened
 	stop     chan struct{}
@@ -228,6 +235,7 @@ type crashRun struct {
 func (r *crashRun) grant(cfg, image string) {
 	r.mu.Lock()
 	r.allowed[image] = true
+	r.granted = append(r.granted, cfg)
 	r.mu.Unlock()
 	r.w.annotate(r.sn.Name, map[string]string{"machineconfiguration.openshift.io/desiredConfig": cfg})
 }
@@ -236,13 +244,28 @@ func (r *crashRun) onBoot(ev framework.BootEvent) {
 	img := daemon.NormalizeImage(ev.Booted.Origin)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// The configs in play: the install config, those the script granted,
+	// and the one the drainer granted on the script's behalf.
+	inPlay := append([]string{cfgA}, r.granted...)
 	if r.sn != nil {
 		if g := r.w.drainer.eventsOf(r.sn.Name); !g.GrantedAt.IsZero() {
 			r.allowed[r.w.imageOf[g.GrantedFor]] = true
+			inPlay = append(inPlay, g.GrantedFor)
 		}
 	}
 	if !r.allowed[img] {
 		r.bootErrs = append(r.bootErrs, fmt.Sprintf("%s boot into %s, which was not granted", ev.Cause, img))
+	}
+	if ev.Cause == "power-loss" && r.sn != nil {
+		// Right after the power loss, before the daemon runs again.
+		var cfgs []*ign3types.Config
+		slices.Sort(inPlay)
+		for _, name := range slices.Compact(inPlay) {
+			cfgs = append(cfgs, ptr(r.w.cfgs[name]))
+		}
+		for _, bad := range judgeWhole(r.sn.Root, cfgs) {
+			r.bootErrs = append(r.bootErrs, "right after the power loss: "+bad)
+		}
 	}
 }
 
