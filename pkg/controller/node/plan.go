@@ -192,8 +192,8 @@ func planGrants(r *Result, pool PoolView, nodes []NodeView, order etcdOrder, gat
 		if n.keptOut() {
 			// Not a candidate either: the admin said never, so it is held
 			// as that, not as one more node waiting for a place.
-			_, why := updateOrderGate{}.MayDisrupt(pool, n)
-			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: HoldUpdateOrder, Message: "UpdateOrder: " + why})
+			reason, why := vetoOf([]DisruptionGate{updateOrderGate{}}, pool, n)
+			r.Holds = append(r.Holds, Hold{Node: n.Name, Reason: reason, Message: why})
 			continue
 		}
 		candidates = append(candidates, n)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,7 +24,8 @@ const (
 )
 
 // ParseNodeUpdateOrder reads a node's update-order annotation: a whole
-// number from 0 to 1,000,000; "" or absent is DefaultUpdateOrder.
+// number from 0 to 1,000,000; absent is DefaultUpdateOrder, and a present
+// but empty value is an error like any other that does not parse.
 func ParseNodeUpdateOrder(raw string, present bool) (int, error) {
 	if !present {
 		return DefaultUpdateOrder, nil
@@ -58,7 +60,7 @@ func ParsePoolUpdateOrder(raw string, present bool) (newestFirst bool, err error
 // admin meant among all its nodes is unknown.
 func invalidUpdateOrder(pool PoolView, nodes []NodeView) error {
 	if pool.UpdateOrderErr != "" {
-		return fmt.Errorf("%s", pool.UpdateOrderErr)
+		return errors.New(pool.UpdateOrderErr)
 	}
 	for _, n := range nodes {
 		if n.UpdateOrderErr != "" && n.Desired != pool.Target {
